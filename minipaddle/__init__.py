@@ -1,0 +1,27 @@
+"""minipaddle: a small, readable, fast PaddlePaddle-shaped deep-learning framework.
+
+    import minipaddle as paddle
+    x = paddle.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
+    (x * x).sum().backward()
+    x.grad            # [2., 4., 6.]
+"""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from .framework import Tensor, errors  # noqa: F401
+from .framework.autograd import (enable_grad, grad, is_grad_enabled, no_grad,  # noqa: F401
+                                 set_grad_enabled)
+from .framework.creation import (arange, empty, empty_like, eye, full, full_like, linspace,  # noqa: F401
+                                 normal, ones, ones_like, rand, randint, randn, randperm, seed, to_tensor,
+                                 uniform, zeros, zeros_like)
+from .framework.dtype import (bool_ as bool, float16, float32, float64, get_default_dtype,  # noqa: F401,A004
+                              int8, int16, int32, int64, set_default_dtype, uint8)
+from .framework.place import CPUPlace, CUDAPlace, Place, get_device, set_device  # noqa: F401
+from .framework.ops import public_api as _public_api
+
+globals().update({_n: _f for _n, _f in _public_api().items() if _n not in globals()})
+
+
+def is_tensor(x) -> bool:
+    return isinstance(x, Tensor)

@@ -1,0 +1,149 @@
+"""Grad nodes: one per recorded op call, the edges of the backward graph.
+
+A `GradNode` remembers which op ran, its attributes, the tensors its backward rule
+needs, and one edge per input: `(node, output_index)` of the node that produced that
+input, or `None` when no gradient flows there. Leaves (tensors a user created with
+`stop_gradient=False`, parameters) end in an `AccumulateGrad` node that adds into
+`tensor.grad`. The backward rule reads saved tensors as attributes of the node:
+
+    def multiply_grad(node, dout):
+        return dout * node.y, dout * node.x
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Any, Callable
+
+from ..errors import precondition_not_met
+
+
+class VersionCounter:
+    """Counts in-place writes to one storage; a saved tensor remembers the count it saw."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class SavedOutput:
+    """An output saved for backward, held without a reference cycle (node -> tensor -> node)."""
+
+    __slots__ = ("data", "index", "counter", "version")
+
+    def __init__(self, data, index: int, counter: VersionCounter) -> None:
+        self.data = data
+        self.index = index
+        self.counter = counter
+        self.version = counter.value
+
+
+class GradNode:
+    """The backward half of one op call."""
+
+    __slots__ = ("op", "attrs", "saved", "next_edges", "input_metas", "out_metas",
+                 "tensor_hooks", "freed", "__weakref__")
+
+    def __init__(self, op, attrs: dict, next_edges: tuple, input_metas: tuple, out_metas: tuple) -> None:
+        self.op = op                    # the OpDef; op.backward is the rule
+        self.attrs = attrs
+        self.saved: dict[str, Any] = {}
+        self.next_edges = next_edges    # per input: (node, index) or None
+        self.input_metas = input_metas  # per input: (shape, dtype), to shape the grads
+        self.out_metas = out_metas      # per output: (shape, dtype), to make zero grads
+        self.tensor_hooks: dict[int, list] | None = None
+        self.freed = False
+
+    @property
+    def name(self) -> str:
+        return f"{self.op.name}_grad"
+
+    def __repr__(self) -> str:
+        return f"<GradNode {self.name}>"
+
+    def __getattr__(self, key: str):
+        # Backward rules read `node.x`, `node.out`, `node.axis`: saved tensors, then attrs.
+        if key.startswith("__"):
+            raise AttributeError(key)
+        saved = object.__getattribute__(self, "saved")
+        if saved is None:
+            raise precondition_not_met(
+                self.op.name, "the saved tensors of this graph were freed by an earlier backward.",
+                hint="pass retain_graph=True to the first backward() to run backward twice.")
+        if key in saved:
+            return self._unpack(key, saved[key])
+        attrs = object.__getattribute__(self, "attrs")
+        if key in attrs:
+            return attrs[key]
+        raise AttributeError(f"{self.name} has no saved tensor or attribute {key!r}")
+
+    def _unpack(self, key: str, item):
+        from ..tensor import Tensor
+        if type(item) is SavedOutput:
+            if item.counter.value != item.version:
+                raise _modified_error(self.op.name, key, item.version, item.counter.value)
+            t = Tensor._wrap(item.data)
+            t.stop_gradient = False
+            t._node = self
+            t._out_index = item.index
+            return t
+        tensor, counter, version = item
+        if counter is not None and counter.value != version:
+            raise _modified_error(self.op.name, key, version, counter.value)
+        return tensor
+
+    def add_hook(self, index: int, hook: Callable) -> "HookHandle":
+        if self.tensor_hooks is None:
+            self.tensor_hooks = {}
+        hooks = self.tensor_hooks.setdefault(index, [])
+        hooks.append(hook)
+        return HookHandle(hooks, hook)
+
+    def release(self) -> None:
+        """Drop saved tensors after a backward without retain_graph."""
+        self.saved = None
+        self.freed = True
+
+
+def _modified_error(op: str, key: str, saved_version: int, now: int):
+    return precondition_not_met(
+        op, f"the tensor '{key}' saved for its backward was modified by an in-place op "
+        f"(version {saved_version} when saved, {now} now), so its gradient would be wrong.",
+        hint="use the out-of-place op (e.g. add instead of add_), or clone() the tensor before "
+             "changing it.")
+
+
+class AccumulateGrad:
+    """The end of a backward path: adds the incoming gradient into a leaf's `.grad`."""
+
+    __slots__ = ("tensor_ref", "tensor_hooks", "__weakref__")
+    freed = False
+    next_edges = ()
+
+    def __init__(self, tensor) -> None:
+        self.tensor_ref = weakref.ref(tensor)   # weak: the leaf owns this node, not the reverse
+        self.tensor_hooks: dict[int, list] | None = None
+
+    @property
+    def name(self) -> str:
+        return "accumulate_grad"
+
+    def __repr__(self) -> str:
+        return "<AccumulateGrad>"
+
+    add_hook = GradNode.add_hook
+
+
+class HookHandle:
+    """Returned by `register_hook`; `remove()` takes the hook off again."""
+
+    def __init__(self, hooks: list, hook: Callable) -> None:
+        self._hooks = hooks
+        self._hook = hook
+
+    def remove(self) -> bool:
+        try:
+            self._hooks.remove(self._hook)
+            return True
+        except ValueError:
+            return False

@@ -1,0 +1,229 @@
+"""Creating tensors: to_tensor, zeros/ones/full, ranges, eye, random tensors, paddle.seed.
+
+Dtype defaults follow Paddle: Python floats -> float32 (the default dtype), ints -> int64,
+bools -> bool. Created tensors have stop_gradient=True.
+"""
+from __future__ import annotations
+
+from numbers import Number
+
+import numpy as np
+
+from .dtype import convert_dtype, default_float
+from .errors import invalid_argument, unimplemented
+from .place import convert_place
+from .tensor import Tensor
+
+_rng = np.random.default_rng()
+
+
+def seed(value: int) -> None:
+    """`paddle.seed(42)`: make every random op that follows reproducible."""
+    global _rng
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 0:
+        raise invalid_argument("seed", f"got {value!r}, expected a non-negative int.")
+    _rng = np.random.default_rng(int(value))
+
+
+def generator() -> np.random.Generator:
+    return _rng
+
+
+def _check_place(op: str, place) -> None:
+    p = convert_place(place)
+    if p.backend != "cpu":
+        raise unimplemented(op, f"got place {p}; tensors live on the CPU in this build.",
+                            hint="CUDA tensors need numba-cuda and a GPU; use paddle.CPUPlace().")
+
+
+def _infer_np_dtype(data) -> np.dtype | None:
+    """Paddle's dtype for Python data: float -> default float, int -> int64, bool -> bool."""
+    if isinstance(data, bool):
+        return np.dtype(bool)
+    if isinstance(data, int):
+        return np.dtype("int64")
+    if isinstance(data, (float, complex)):
+        return default_float()
+    return None
+
+
+def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tensor:
+    """`paddle.to_tensor([[1., 2.], [3., 4.]])`: a new tensor holding a copy of `data`."""
+    _check_place("to_tensor", place)
+    if isinstance(data, Tensor):
+        array = data._data.copy()
+    else:
+        try:
+            array = np.array(data)
+        except ValueError as e:
+            raise invalid_argument("to_tensor", f"data is not rectangular ({e}).",
+                                   hint="every row of a nested list must have the same length.") from None
+        if array.dtype == object or array.dtype.kind in "USV":
+            raise invalid_argument("to_tensor", f"got data of type {type(data).__name__} that numpy reads as "
+                                                f"{array.dtype}, expected numbers or booleans.")
+        if dtype is None:
+            if isinstance(data, Number):
+                array = array.astype(_infer_np_dtype(data))
+            elif array.dtype == np.float64 and not isinstance(data, np.ndarray):
+                array = array.astype(default_float())  # nested Python floats
+            elif array.dtype.kind == "i" and not isinstance(data, np.ndarray):
+                array = array.astype(np.int64)
+    if dtype is not None:
+        array = array.astype(convert_dtype(dtype), copy=False)
+    elif array.dtype not in _SUPPORTED:
+        raise invalid_argument("to_tensor", f"numpy dtype {array.dtype} is not supported.",
+                               hint="cast the array to float32, float64, int32, int64 or bool first.")
+    if not array.flags.c_contiguous:
+        array = np.array(array, order="C")
+    t = Tensor._wrap(array)
+    if not stop_gradient:
+        t.stop_gradient = False
+    return t
+
+
+_SUPPORTED = {np.dtype(n) for n in ("bool", "int8", "uint8", "int16", "int32", "int64",
+                                    "float16", "float32", "float64")}
+
+
+def _shape(op: str, shape) -> tuple[int, ...]:
+    if isinstance(shape, Tensor):
+        shape = shape._data.tolist()
+    if isinstance(shape, (int, np.integer)):
+        shape = [shape]
+    if not isinstance(shape, (list, tuple)):
+        raise invalid_argument(op, f"shape got {type(shape).__name__}, expected a list of ints.")
+    dims = []
+    for n in shape:
+        if isinstance(n, Tensor):
+            n = n.item()
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
+            raise invalid_argument(op, f"shape {list(shape)} must hold non-negative ints.")
+        dims.append(int(n))
+    return tuple(dims)
+
+
+def _dtype(dtype, fallback) -> np.dtype:
+    return convert_dtype(dtype) if dtype is not None else np.dtype(fallback)
+
+
+def zeros(shape, dtype=None, name=None) -> Tensor:
+    return Tensor._wrap(np.zeros(_shape("zeros", shape), _dtype(dtype, default_float())))
+
+
+def ones(shape, dtype=None, name=None) -> Tensor:
+    return Tensor._wrap(np.ones(_shape("ones", shape), _dtype(dtype, default_float())))
+
+
+def empty(shape, dtype=None, name=None) -> Tensor:
+    return Tensor._wrap(np.empty(_shape("empty", shape), _dtype(dtype, default_float())))
+
+
+def full(shape, fill_value, dtype=None, name=None) -> Tensor:
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    if not isinstance(fill_value, (Number, np.number)):
+        raise invalid_argument("full", f"fill_value got {type(fill_value).__name__}, expected a number.")
+    fallback = _infer_np_dtype(fill_value) if dtype is None and not isinstance(fill_value, np.number) else None
+    d = _dtype(dtype, fallback or default_float())
+    return Tensor._wrap(np.full(_shape("full", shape), fill_value, d))
+
+
+def zeros_like(x: Tensor, dtype=None, name=None) -> Tensor:
+    return Tensor._wrap(np.zeros(x._data.shape, _dtype(dtype, x._data.dtype)))
+
+
+def ones_like(x: Tensor, dtype=None, name=None) -> Tensor:
+    return Tensor._wrap(np.ones(x._data.shape, _dtype(dtype, x._data.dtype)))
+
+
+def empty_like(x: Tensor, dtype=None, name=None) -> Tensor:
+    return Tensor._wrap(np.empty(x._data.shape, _dtype(dtype, x._data.dtype)))
+
+
+def full_like(x: Tensor, fill_value, dtype=None, name=None) -> Tensor:
+    return Tensor._wrap(np.full(x._data.shape, fill_value, _dtype(dtype, x._data.dtype)))
+
+
+def _number(op: str, arg: str, value):
+    if isinstance(value, Tensor):
+        return value.item()
+    if not isinstance(value, (Number, np.number)) or isinstance(value, bool):
+        raise invalid_argument(op, f"'{arg}' got {type(value).__name__}, expected a number.")
+    return value
+
+
+def arange(start=0, end=None, step=1, dtype=None, name=None) -> Tensor:
+    """`paddle.arange(5)` -> [0..4]; int64 unless a bound or step is a float."""
+    if end is None:
+        start, end = 0, start
+    start, end, step = (_number("arange", a, v) for a, v in (("start", start), ("end", end), ("step", step)))
+    if step == 0:
+        raise invalid_argument("arange", "step must not be 0.")
+    if dtype is None:
+        is_float = any(isinstance(v, (float, np.floating)) for v in (start, end, step))
+        dtype = default_float() if is_float else np.int64
+    return Tensor._wrap(np.arange(start, end, step, dtype=convert_dtype(dtype)))
+
+
+def linspace(start, stop, num, dtype=None, name=None) -> Tensor:
+    num = int(_number("linspace", "num", num))
+    if num < 1:
+        raise invalid_argument("linspace", f"num must be >= 1, got {num}.")
+    d = _dtype(dtype, default_float())
+    return Tensor._wrap(np.linspace(_number("linspace", "start", start), _number("linspace", "stop", stop),
+                                    num).astype(d))
+
+
+def eye(num_rows, num_columns=None, dtype=None, name=None) -> Tensor:
+    for arg, v in (("num_rows", num_rows), ("num_columns", num_columns)):
+        if v is not None and (not isinstance(v, (int, np.integer)) or v < 0):
+            raise invalid_argument("eye", f"'{arg}' got {v!r}, expected a non-negative int.")
+    return Tensor._wrap(np.eye(num_rows, num_columns, dtype=_dtype(dtype, default_float())))
+
+
+def _float_dtype(op: str, dtype) -> np.dtype:
+    d = _dtype(dtype, default_float())
+    if d.kind != "f":
+        raise invalid_argument(op, f"dtype {d} is not a floating dtype.")
+    return d
+
+
+def rand(shape, dtype=None, name=None) -> Tensor:
+    """Uniform in [0, 1)."""
+    d = _float_dtype("rand", dtype)
+    return Tensor._wrap(_rng.random(_shape("rand", shape)).astype(d))
+
+
+def randn(shape, dtype=None, name=None) -> Tensor:
+    """Standard normal."""
+    d = _float_dtype("randn", dtype)
+    return Tensor._wrap(_rng.standard_normal(_shape("randn", shape)).astype(d))
+
+
+def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None) -> Tensor:  # noqa: A002
+    d = _float_dtype("uniform", dtype)
+    if min > max:
+        raise invalid_argument("uniform", f"min ({min}) must be <= max ({max}).")
+    rng = np.random.default_rng(seed) if seed else _rng
+    return Tensor._wrap(rng.uniform(min, max, _shape("uniform", shape)).astype(d))
+
+
+def normal(mean=0.0, std=1.0, shape=None, name=None) -> Tensor:
+    if std < 0:
+        raise invalid_argument("normal", f"std must be >= 0, got {std}.")
+    shape = _shape("normal", shape if shape is not None else [1])
+    return Tensor._wrap(_rng.normal(mean, std, shape).astype(default_float()))
+
+
+def randint(low=0, high=None, shape=(1,), dtype=None, name=None) -> Tensor:
+    """Integers in [low, high); `randint(10, shape=[3])` draws from [0, 10)."""
+    if high is None:
+        low, high = 0, low
+    if high <= low:
+        raise invalid_argument("randint", f"high ({high}) must be greater than low ({low}).")
+    d = _dtype(dtype, "int64")
+    return Tensor._wrap(_rng.integers(low, high, _shape("randint", shape)).astype(d))
+
+
+def randperm(n, dtype="int64", name=None) -> Tensor:
+    return Tensor._wrap(_rng.permutation(int(n)).astype(convert_dtype(dtype)))

@@ -1,0 +1,107 @@
+"""dispatch(): the one path every op call takes, in eager and static mode.
+
+    paddle.add(x, y) -> dispatch(ADD, (x, y), {})
+      1. static mode? hand the call to the Program builder and stop
+      2. infer_meta: check arguments, compute output shapes/dtypes (errors raise here)
+      3. pick the kernel for (backend, dtype)  -- cached per OpDef
+      4. run it, wrap the arrays in Tensors
+      5. grad enabled and some input needs grad? record a GradNode
+      6. somebody listening? emit one event
+
+This path decides eager speed; it is measured in benchmarks/op_overhead.py.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from . import instrument
+from .autograd import mode
+from .autograd.engine import grad_edge
+from .autograd.node import GradNode, SavedOutput, VersionCounter
+from .registry import OpDef, kernel_fn
+
+# Set by the static-graph builder while a Program is being recorded.
+static_builder = None
+
+_EMPTY: dict = {}
+
+
+def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY):
+    """Run `op` on Tensors `inputs`; return a Tensor or a tuple of Tensors."""
+    if static_builder is not None:
+        return static_builder(op, inputs, attrs)
+    arrays = [t._data for t in inputs]
+    metas = op.infer_meta(*arrays, **attrs)
+    first = arrays[op.kernel_input]
+    fn = op._chosen.get(("cpu", first.dtype))
+    if fn is None:
+        fn = kernel_fn(op, _key(first))
+    if instrument.subscribers:
+        start = time.perf_counter_ns()
+        result = fn(*arrays, **attrs)
+        end = time.perf_counter_ns()
+    else:
+        result = fn(*arrays, **attrs)
+
+    single = type(result) is not tuple
+    if single:
+        if type(result) is not np.ndarray:
+            result = np.asarray(result, dtype=metas.dtype)
+        out = Tensor._wrap(result)
+        outs = (out,)
+    else:
+        outs = tuple(Tensor._wrap(r if type(r) is np.ndarray else np.asarray(r, dtype=m.dtype))
+                     for r, m in zip(result, metas))
+
+    if mode.grad_enabled and op.backward is not None:
+        for t in inputs:
+            if not t.stop_gradient:
+                _record(op, inputs, attrs, outs)
+                break
+    if instrument.subscribers:
+        instrument.emit({"kind": "op", "op": op.name, "inputs": inputs, "outputs": outs,
+                         "attrs": attrs, "kernel": fn, "start_ns": start, "end_ns": end})
+    return out if single else outs
+
+
+def _key(array: np.ndarray):
+    from .registry import KernelKey
+    return KernelKey("cpu", array.dtype)
+
+
+def _record(op: OpDef, inputs: tuple, attrs: dict, outs: tuple) -> None:
+    """Create the GradNode for this call and attach the outputs to it."""
+    diff = op.differentiable_inputs
+    edges = tuple(grad_edge(t) if i in diff else None for i, t in enumerate(inputs))
+    node = GradNode(op, attrs, edges,
+                    tuple((t._data.shape, t._data.dtype) for t in inputs),
+                    tuple((o._data.shape, o._data.dtype) for o in outs))
+    if op.save:
+        saved = node.saved
+        for name in op.save:
+            index = op._save_index[name]
+            if index >= 0:
+                t = inputs[index]
+                saved[name] = (t, *_counter_of(t))
+            else:
+                o = outs[-index - 1]
+                counter = _counter_of(o)[0]
+                saved[name] = SavedOutput(o._data, -index - 1, counter)
+    for i, o in enumerate(outs):
+        if o._data.dtype.kind == "f":  # integer and bool outputs carry no gradient
+            o.stop_gradient = False
+            o._node = node
+            o._out_index = i
+
+
+def _counter_of(t):
+    root = t if t._base is None else t._base
+    counter = root._counter
+    if counter is None:
+        counter = root._counter = VersionCounter()
+    return counter, counter.value
+
+
+from .tensor import Tensor  # noqa: E402 - tensor.py imports this module's dispatch

@@ -1,0 +1,117 @@
+"""Data types, after Paddle's `paddle.float32` & co.
+
+A `DType` names one numpy dtype. Tensors store numpy arrays, so the numpy dtype is the
+truth; `DType` is what users see and pass. `convert_dtype` accepts every spelling a user
+may write ("float32", np.float32, paddle.float32) and is the single place that rejects
+the rest.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import invalid_argument
+
+
+class DType:
+    """A Paddle-style dtype: `paddle.float32`, `paddle.int64`, ..."""
+
+    __slots__ = ("name", "np_dtype")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.np_dtype = np.dtype(name)
+
+    def __repr__(self) -> str:
+        return f"paddle.{self.name}"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, DType):
+            return self.np_dtype == other.np_dtype
+        try:
+            return self.np_dtype == convert_dtype(other)
+        except (TypeError, ValueError):
+            return False
+
+    def __hash__(self) -> int:
+        return hash(self.np_dtype)
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.np_dtype.kind == "f"
+
+
+bool_ = DType("bool")
+int8 = DType("int8")
+uint8 = DType("uint8")
+int16 = DType("int16")
+int32 = DType("int32")
+int64 = DType("int64")
+float16 = DType("float16")
+float32 = DType("float32")
+float64 = DType("float64")
+
+ALL_DTYPES = (bool_, int8, uint8, int16, int32, int64, float16, float32, float64)
+_BY_NP = {d.np_dtype: d for d in ALL_DTYPES}
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_NAME["bool_"] = bool_
+
+FLOAT_DTYPES = (np.dtype("float16"), np.dtype("float32"), np.dtype("float64"))
+INT_DTYPES = (np.dtype("int8"), np.dtype("uint8"), np.dtype("int16"), np.dtype("int32"), np.dtype("int64"))
+
+
+def convert_dtype(dtype: object) -> np.dtype:
+    """Any dtype spelling -> the numpy dtype; raise a clear error for anything else."""
+    if isinstance(dtype, DType):
+        return dtype.np_dtype
+    if isinstance(dtype, str):
+        d = _BY_NAME.get(dtype.removeprefix("paddle."))
+        if d is not None:
+            return d.np_dtype
+    elif dtype is bool:
+        return bool_.np_dtype
+    elif dtype is float:
+        return float32.np_dtype
+    elif dtype is int:
+        return int64.np_dtype
+    else:
+        try:
+            npd = np.dtype(dtype)
+        except TypeError:
+            npd = None
+        if npd is not None and npd in _BY_NP:
+            return npd
+    supported = ", ".join(d.name for d in ALL_DTYPES)
+    raise invalid_argument("dtype", f"got {dtype!r}, expected one of: {supported}.")
+
+
+def to_paddle_dtype(np_dtype: np.dtype) -> DType:
+    """numpy dtype -> the DType users see."""
+    return _BY_NP[np_dtype]
+
+
+def is_floating(np_dtype: np.dtype) -> bool:
+    return np_dtype.kind == "f"
+
+
+def is_integer(np_dtype: np.dtype) -> bool:
+    return np_dtype.kind in "iu"
+
+
+_default_float = np.dtype("float32")
+
+
+def set_default_dtype(dtype: object) -> None:
+    """`paddle.set_default_dtype("float64")`: the dtype of Python floats and random tensors."""
+    global _default_float
+    d = convert_dtype(dtype)
+    if d.kind != "f":
+        raise invalid_argument("set_default_dtype", f"got {d.name}, expected a floating dtype.")
+    _default_float = d
+
+
+def get_default_dtype() -> str:
+    return _default_float.name
+
+
+def default_float() -> np.dtype:
+    return _default_float

@@ -1,0 +1,3 @@
+"""(being written)"""
+__all__: list[str] = []
+TENSOR_METHODS: list[str] = []

@@ -1,0 +1,139 @@
+"""Helpers shared by op definitions: argument conversion, meta rules, axis handling.
+
+infer_meta functions receive array-likes with `.shape` (a tuple) and `.dtype` (a numpy
+dtype): the raw arrays in eager mode, MetaTensors in static mode. They return a
+MetaTensor (or a tuple of them) and are the one place that rejects bad arguments.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from numbers import Number
+
+import numpy as np
+
+from ..dtype import convert_dtype, default_float
+from ..errors import invalid_argument
+from ..registry import MetaTensor
+from ..tensor import Tensor
+
+FLOATS = ("float16", "float32", "float64")
+INTS = ("int32", "int64")
+NUMERIC = FLOATS + INTS
+ALL = NUMERIC + ("bool", "int8", "uint8", "int16")
+
+
+def as_tensor(op: str, arg: str, value) -> Tensor:
+    """`value` must be a Tensor; say clearly what came instead."""
+    if isinstance(value, Tensor):
+        return value
+    raise invalid_argument(op, f"argument '{arg}' got {type(value).__name__}, expected a Tensor.",
+                           hint="wrap data with paddle.to_tensor(...).")
+
+
+def scalar_tensor(value, like: np.dtype) -> Tensor:
+    """A Python scalar as a 0-D tensor of the dtype it combines with (Paddle's scalar rule)."""
+    if isinstance(value, bool):
+        dtype = like if like.kind != "b" else np.dtype(bool)
+    elif isinstance(value, int):
+        dtype = like if like.kind in "iuf" else np.dtype("int64")
+    else:
+        dtype = like if like.kind == "f" else default_float()
+    return Tensor._wrap(np.array(value, dtype=dtype))
+
+
+def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
+    """Paddle's promotion for two tensors: the wider float wins; int with float gives the float."""
+    if a == b:
+        return a
+    return np.promote_types(a, b)
+
+
+def binary_operands(op: str, x, y) -> tuple[Tensor, Tensor]:
+    """Turn (Tensor|scalar, Tensor|scalar) into two Tensors of one dtype."""
+    from .elementwise import cast
+    if not isinstance(x, Tensor):
+        if isinstance(y, Tensor) and isinstance(x, (Number, np.number)):
+            return scalar_tensor(x, y._data.dtype), y
+        x = as_tensor(op, "x", x)
+    if not isinstance(y, Tensor):
+        if isinstance(y, (Number, np.number)):
+            return x, scalar_tensor(y, x._data.dtype)
+        y = as_tensor(op, "y", y)
+    dx, dy = x._data.dtype, y._data.dtype
+    if dx != dy:
+        target = promote_types(dx, dy)
+        if dx != target:
+            x = cast(x, target)
+        if dy != target:
+            y = cast(y, target)
+    return x, y
+
+
+@lru_cache(maxsize=4096)
+def broadcast_shape(op: str, a: tuple, b: tuple) -> tuple:
+    """numpy/Paddle broadcasting of two shapes, with Paddle's error when they don't fit."""
+    n = max(len(a), len(b))
+    pa = (1,) * (n - len(a)) + a
+    pb = (1,) * (n - len(b)) + b
+    out = []
+    for i, (da, db) in enumerate(zip(pa, pb)):
+        if da == db or db == 1:
+            out.append(da)
+        elif da == 1:
+            out.append(db)
+        elif da == -1 or db == -1:  # unknown in a static Program
+            out.append(-1)
+        else:
+            raise invalid_argument(
+                op, f"shapes {list(a)} and {list(b)} cannot be broadcast: dim {i - n} is {da} vs {db}.",
+                hint="two dims broadcast when they are equal or one of them is 1.")
+    return tuple(out)
+
+
+def same_dtype(op: str, x, y) -> None:
+    if x.dtype != y.dtype:
+        raise invalid_argument(op, f"x has dtype {x.dtype} but y has dtype {y.dtype}; expected the same dtype.",
+                               hint="cast one of them with .astype(...).")
+
+
+def require_dtype(op: str, arg: str, x, kinds: str, what: str) -> None:
+    """Reject dtypes whose kind letter is not in `kinds` ('f' float, 'i'/'u' int, 'b' bool)."""
+    if x.dtype.kind not in kinds:
+        raise invalid_argument(op, f"argument '{arg}' has dtype {x.dtype}, expected {what}.")
+
+
+def unary_meta(x) -> MetaTensor:
+    return MetaTensor(x.shape, x.dtype)
+
+
+def normalize_axis(op: str, axis: int, ndim: int) -> int:
+    """A possibly negative axis as a non-negative one, or a clear error."""
+    if isinstance(axis, Tensor):
+        axis = int(axis.item())
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool):
+        raise invalid_argument(op, f"axis must be an int, got {type(axis).__name__}.")
+    lo = -max(ndim, 1)
+    hi = max(ndim, 1) - 1
+    if not lo <= axis <= hi:
+        raise invalid_argument(op, f"axis {axis} is out of range for a {ndim}-D tensor; expected "
+                                   f"{lo} <= axis <= {hi}.")
+    return int(axis) % max(ndim, 1)
+
+
+def normalize_axes(op: str, axis, ndim: int) -> tuple[int, ...] | None:
+    """None (all axes), an int, or a list/tuple of ints -> a sorted tuple, or None for all."""
+    if axis is None:
+        return None
+    if isinstance(axis, (list, tuple)):
+        axes = tuple(sorted({normalize_axis(op, a, ndim) for a in axis}))
+        if len(axes) != len(axis):
+            raise invalid_argument(op, f"axis {list(axis)} names the same axis twice.")
+        return axes
+    return (normalize_axis(op, axis, ndim),)
+
+
+def dtype_of(op: str, dtype) -> np.dtype:
+    try:
+        return convert_dtype(dtype)
+    except ValueError as e:
+        raise invalid_argument(op, f"dtype: {e}") from None

@@ -1,0 +1,411 @@
+"""Elementwise math: binary arithmetic, unary math, cast, assign, where, scale.
+
+Every op's math is a scalar primitive (primitives.py) compiled to a numba ufunc; where
+numpy already has the same ufunc (SIMD, no compile) it is registered beside it with a
+higher priority, so both are there to read, compare and autotune.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..dispatch import dispatch
+from ..errors import invalid_argument
+from ..kernels.cpu.ufunc import (FLOAT_BINARY, FLOAT_UNARY, NUMERIC_BINARY, NUMERIC_UNARY,
+                                 LazyUfunc, upcast_float16)
+from ..registry import MetaTensor, add_kernel, register_op
+from ..tensor import Tensor
+from . import primitives as P
+from .common import (ALL, FLOATS, NUMERIC, as_tensor, binary_operands, broadcast_shape, dtype_of,
+                     require_dtype, same_dtype, unary_meta)
+
+
+# ---- declaring ops -------------------------------------------------------------------
+def binary_meta_for(name: str):
+    def binary_meta(x, y) -> MetaTensor:
+        same_dtype(name, x, y)
+        return MetaTensor(broadcast_shape(name, x.shape, y.shape), x.dtype)
+    binary_meta.__qualname__ = f"{name}_meta"
+    return binary_meta
+
+
+def float_unary_meta_for(name: str):
+    def float_unary_meta(x) -> MetaTensor:
+        require_dtype(name, "x", x, "f", "a floating dtype (float16, float32, float64)")
+        return MetaTensor(x.shape, x.dtype)
+    float_unary_meta.__qualname__ = f"{name}_meta"
+    return float_unary_meta
+
+
+def register_ufunc_kernels(name: str, primitive, numpy_fn=None, *, floats_only: bool = True) -> None:
+    """numba ufunc kernels from `primitive` (+ float16 by upcast), and numpy's ufunc if given."""
+    if primitive is not None:
+        arity = primitive.__code__.co_argcount
+        if floats_only:
+            sigs = FLOAT_UNARY if arity == 1 else FLOAT_BINARY
+        else:
+            sigs = NUMERIC_UNARY if arity == 1 else NUMERIC_BINARY
+        ufunc = LazyUfunc(primitive, sigs)
+        add_kernel(name, "cpu", ("float32", "float64") + (() if floats_only else ("int32", "int64")),
+                   ufunc, name="numba")
+        add_kernel(name, "cpu", ("float16",), upcast_float16(ufunc), name="numba")
+    if numpy_fn is not None:
+        dtypes = FLOATS if floats_only else NUMERIC
+        add_kernel(name, "cpu", dtypes, numpy_fn, name="numpy", priority=1)
+
+
+def _binary_api(op, name: str):
+    def api(x, y, name=None) -> Tensor:
+        x, y = binary_operands(op.name, x, y)
+        return dispatch(op, (x, y))
+    api.__name__ = api.__qualname__ = name
+    return api
+
+
+# ---- binary arithmetic ----------------------------------------------------------------
+def add_grad(node, dout):
+    return dout, dout
+
+
+def subtract_grad(node, dout):
+    return dout, -dout
+
+
+def multiply_grad(node, dout):
+    return dout * node.y, dout * node.x
+
+
+def divide_grad(node, dout):
+    y = node.y
+    return dout / y, -dout * node.out / y
+
+
+def maximum_grad(node, dout):
+    x_wins = node.x > node.y
+    zero = zeros_like(dout)
+    return where(x_wins, dout, zero), where(x_wins, zero, dout)
+
+
+def minimum_grad(node, dout):
+    x_wins = node.x < node.y
+    zero = zeros_like(dout)
+    return where(x_wins, dout, zero), where(x_wins, zero, dout)
+
+
+def remainder_grad(node, dout):
+    return dout, -dout * floor(node.x / node.y)
+
+
+def elementwise_pow_grad(node, dout):
+    x, y, out = node.x, node.y, node.out
+    safe_log = log(where(x > 0, x, ones_like(x)))  # d/dy is 0 where x <= 0 (Paddle's choice)
+    return dout * y * elementwise_pow(x, y - 1), dout * out * safe_log
+
+
+ADD = register_op("add", inputs=("x", "y"), infer_meta=binary_meta_for("add"), backward=add_grad)
+SUBTRACT = register_op("subtract", inputs=("x", "y"), infer_meta=binary_meta_for("subtract"),
+                       backward=subtract_grad)
+MULTIPLY = register_op("multiply", inputs=("x", "y"), infer_meta=binary_meta_for("multiply"),
+                       backward=multiply_grad, save=("x", "y"))
+DIVIDE = register_op("divide", inputs=("x", "y"), infer_meta=binary_meta_for("divide"),
+                     backward=divide_grad, save=("y", "out"))
+FLOOR_DIVIDE = register_op("floor_divide", inputs=("x", "y"), infer_meta=binary_meta_for("floor_divide"))
+REMAINDER = register_op("remainder", inputs=("x", "y"), infer_meta=binary_meta_for("remainder"),
+                        backward=remainder_grad, save=("x", "y"))
+MAXIMUM = register_op("maximum", inputs=("x", "y"), infer_meta=binary_meta_for("maximum"),
+                      backward=maximum_grad, save=("x", "y"))
+MINIMUM = register_op("minimum", inputs=("x", "y"), infer_meta=binary_meta_for("minimum"),
+                      backward=minimum_grad, save=("x", "y"))
+ELEMENTWISE_POW = register_op("elementwise_pow", inputs=("x", "y"),
+                              infer_meta=binary_meta_for("elementwise_pow"),
+                              backward=elementwise_pow_grad, save=("x", "y", "out"))
+
+register_ufunc_kernels("add", P.add, np.add, floats_only=False)
+register_ufunc_kernels("subtract", P.subtract, np.subtract, floats_only=False)
+register_ufunc_kernels("multiply", P.multiply, np.multiply, floats_only=False)
+register_ufunc_kernels("maximum", P.maximum, np.maximum, floats_only=False)
+register_ufunc_kernels("minimum", P.minimum, np.minimum, floats_only=False)
+register_ufunc_kernels("divide", P.divide, np.divide)
+register_ufunc_kernels("remainder", None, np.remainder, floats_only=False)  # Python's sign rule, as Paddle
+register_ufunc_kernels("elementwise_pow", None, np.power)
+
+
+def _int_floor_divide(x, y):
+    if np.any(y == 0):
+        raise invalid_argument("floor_divide", "integer division by zero.")
+    return np.floor_divide(x, y)
+
+
+def _int_pow(x, y):
+    if np.any(y < 0):
+        raise invalid_argument("pow", "integers cannot be raised to negative integer powers.")
+    return np.power(x, y)
+
+
+add_kernel("floor_divide", "cpu", FLOATS, np.floor_divide, name="numpy")
+add_kernel("floor_divide", "cpu", ("int32", "int64"), _int_floor_divide, name="numpy")
+add_kernel("elementwise_pow", "cpu", ("int32", "int64"), _int_pow, name="numpy")
+
+add = _binary_api(ADD, "add")
+subtract = _binary_api(SUBTRACT, "subtract")
+multiply = _binary_api(MULTIPLY, "multiply")
+floor_divide = _binary_api(FLOOR_DIVIDE, "floor_divide")
+remainder = _binary_api(REMAINDER, "remainder")
+maximum = _binary_api(MAXIMUM, "maximum")
+minimum = _binary_api(MINIMUM, "minimum")
+elementwise_pow = _binary_api(ELEMENTWISE_POW, "elementwise_pow")
+mod = remainder
+
+
+def divide(x, y, name=None) -> Tensor:
+    """True division; integer tensors divide to float as in Paddle >= 2.6."""
+    x, y = binary_operands("divide", x, y)
+    if x._data.dtype.kind != "f":
+        x, y = cast(x, "float32"), cast(y, "float32")
+    return dispatch(DIVIDE, (x, y))
+
+
+# ---- scale: a * x + b with scalar attributes (Paddle's scale op) ----------------------
+def scale_meta(x, scale=1.0, bias=0.0, bias_after_scale=True) -> MetaTensor:
+    for attr, value in (("scale", scale), ("bias", bias)):
+        if isinstance(value, Tensor):
+            continue
+        if not isinstance(value, (int, float, np.number)) or isinstance(value, bool):
+            raise invalid_argument("scale", f"'{attr}' got {type(value).__name__}, expected a number.")
+    return MetaTensor(x.shape, x.dtype)
+
+
+def scale_grad(node, dout):
+    return scale(dout, node.scale, 0.0)
+
+
+def scale_kernel(x, scale=1.0, bias=0.0, bias_after_scale=True):
+    t = x.dtype.type
+    if bias_after_scale:
+        return x * t(scale) + t(bias)
+    return (x + t(bias)) * t(scale)
+
+
+SCALE = register_op("scale", inputs=("x",), infer_meta=scale_meta, backward=scale_grad,
+                    attrs={"scale": (float, 1.0), "bias": (float, 0.0), "bias_after_scale": (bool, True)})
+add_kernel("scale", "cpu", NUMERIC, scale_kernel, name="numpy")
+
+
+def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None) -> Tensor:
+    """`scale * x + bias` (or `scale * (x + bias)` when bias_after_scale=False)."""
+    x = as_tensor("scale", "x", x)
+    if isinstance(scale, Tensor):
+        scale = scale.item()
+    return dispatch(SCALE, (x,), {"scale": scale, "bias": bias, "bias_after_scale": bias_after_scale})
+
+
+# ---- unary math ----------------------------------------------------------------------
+def neg_grad(node, dout):
+    return -dout
+
+
+def abs_grad(node, dout):
+    return dout * sign(node.x)
+
+
+def exp_grad(node, dout):
+    return dout * node.out
+
+
+def log_grad(node, dout):
+    return dout / node.x
+
+
+def log1p_grad(node, dout):
+    return dout / (node.x + 1.0)
+
+
+def sqrt_grad(node, dout):
+    return dout * 0.5 / node.out
+
+
+def rsqrt_grad(node, dout):
+    out = node.out
+    return dout * -0.5 * out * out * out
+
+
+def square_grad(node, dout):
+    return dout * 2.0 * node.x
+
+
+def sin_grad(node, dout):
+    return dout * cos(node.x)
+
+
+def cos_grad(node, dout):
+    return -dout * sin(node.x)
+
+
+def tanh_grad(node, dout):
+    out = node.out
+    return dout * (1.0 - out * out)
+
+
+def erf_grad(node, dout):
+    x = node.x
+    return dout * 1.1283791670955126 * exp(-(x * x))
+
+
+def zero_grad(node, dout):
+    """Piecewise-constant ops (sign, floor, ceil, round): the gradient is zero."""
+    return zeros_like(dout)
+
+
+def _unary(name, primitive, numpy_fn, backward, save=(), floats_only=True):
+    meta = float_unary_meta_for(name) if floats_only else unary_meta
+    op = register_op(name, inputs=("x",), infer_meta=meta, backward=backward, save=save)
+    register_ufunc_kernels(name, primitive, numpy_fn, floats_only=floats_only)
+
+    def api(x, name=None) -> Tensor:
+        return dispatch(op, (as_tensor(op.name, "x", x),))
+    api.__name__ = api.__qualname__ = name
+    api.__doc__ = f"Elementwise {name}(x). Math: framework/ops/primitives.py::{primitive.__name__}."
+    return op, api
+
+
+def _numpy_round(x):
+    return np.copysign(np.floor(np.abs(x) + 0.5), x)
+
+
+def _numpy_rsqrt(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1.0 / np.sqrt(x)
+
+
+def _quiet(fn):
+    """numpy warns on log(0), sqrt(-1); Paddle returns inf/nan silently (the NaN checker reports them)."""
+    def kernel(x):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return fn(x)
+    kernel.__name__ = kernel.__qualname__ = f"numpy_{fn.__name__}"
+    kernel.__wrapped__ = fn
+    return kernel
+
+
+NEG, neg = _unary("neg", P.neg, np.negative, neg_grad, floats_only=False)
+ABS, abs = _unary("abs", P.abs, np.abs, abs_grad, save=("x",), floats_only=False)  # noqa: A001
+EXP, exp = _unary("exp", P.exp, np.exp, exp_grad, save=("out",))
+LOG, log = _unary("log", P.log, _quiet(np.log), log_grad, save=("x",))
+LOG1P, log1p = _unary("log1p", P.log1p, _quiet(np.log1p), log1p_grad, save=("x",))
+SQRT, sqrt = _unary("sqrt", P.sqrt, _quiet(np.sqrt), sqrt_grad, save=("out",))
+RSQRT, rsqrt = _unary("rsqrt", P.rsqrt, _numpy_rsqrt, rsqrt_grad, save=("out",))
+SQUARE, square = _unary("square", P.square, np.square, square_grad, save=("x",), floats_only=False)
+SIN, sin = _unary("sin", P.sin, np.sin, sin_grad, save=("x",))
+COS, cos = _unary("cos", P.cos, np.cos, cos_grad, save=("x",))
+TANH, tanh = _unary("tanh", P.tanh, np.tanh, tanh_grad, save=("out",))
+ERF, erf = _unary("erf", P.erf, None, erf_grad, save=("x",))
+SIGN, sign = _unary("sign", P.sign, np.sign, zero_grad)
+FLOOR, floor = _unary("floor", P.floor, np.floor, zero_grad)
+CEIL, ceil = _unary("ceil", P.ceil, np.ceil, zero_grad)
+ROUND, round = _unary("round", P.round, _numpy_round, zero_grad)  # noqa: A001
+
+
+def pow(x, y, name=None) -> Tensor:  # noqa: A001 - Paddle's name
+    """x ** y; y is a number or a Tensor."""
+    x = as_tensor("pow", "x", x)
+    if isinstance(y, (int, float, np.number)) and not isinstance(y, bool):
+        if x._data.dtype.kind == "f" or (isinstance(y, int) and y >= 0):
+            return dispatch(ELEMENTWISE_POW, (x, Tensor._wrap(np.array(y, dtype=x._data.dtype))))
+    x, y = binary_operands("pow", x, y)
+    return dispatch(ELEMENTWISE_POW, (x, y))
+
+
+# ---- cast, assign, where --------------------------------------------------------------
+def cast_meta(x, dtype=None) -> MetaTensor:
+    return MetaTensor(x.shape, dtype)
+
+
+def cast_grad(node, dout):
+    return cast(dout, node.input_metas[0][1])
+
+
+CAST = register_op("cast", inputs=("x",), infer_meta=cast_meta, backward=cast_grad,
+                   attrs={"dtype": (np.dtype, None)})
+
+
+def cast_kernel(x, dtype=None):
+    return x.astype(dtype)
+
+
+add_kernel("cast", "cpu", ALL, cast_kernel, name="numpy")
+
+
+def cast(x, dtype, name=None) -> Tensor:
+    """A copy of x with another dtype: `paddle.cast(x, "float64")`."""
+    x = as_tensor("cast", "x", x)
+    return dispatch(CAST, (x,), {"dtype": dtype_of("cast", dtype)})
+
+
+def assign_kernel(x):
+    return x.copy()
+
+
+ASSIGN = register_op("assign", inputs=("x",), infer_meta=unary_meta, backward=lambda node, dout: dout)
+add_kernel("assign", "cpu", ALL, assign_kernel, name="numpy")
+
+
+def assign(x, output=None) -> Tensor:
+    """A copy of x (a Tensor, numpy array or nested list); into `output` when given."""
+    if not isinstance(x, Tensor):
+        from ..creation import to_tensor
+        x = to_tensor(x)
+    out = dispatch(ASSIGN, (x,))
+    if output is not None:
+        output._check_inplace("assign")
+        return output._assign_result(out, "assign")
+    return out
+
+
+def where_meta(condition, x, y) -> MetaTensor:
+    if condition.dtype != np.bool_:
+        raise invalid_argument("where", f"condition has dtype {condition.dtype}, expected bool.")
+    same_dtype("where", x, y)
+    shape = broadcast_shape("where", broadcast_shape("where", condition.shape, x.shape), y.shape)
+    return MetaTensor(shape, x.dtype)
+
+
+def where_grad(node, dout):
+    cond = node.condition
+    zero = zeros_like(dout)
+    return None, where(cond, dout, zero), where(cond, zero, dout)
+
+
+WHERE = register_op("where", inputs=("condition", "x", "y"), infer_meta=where_meta,
+                    backward=where_grad, save=("condition",), differentiable_inputs=(1, 2), kernel_input=1)
+add_kernel("where", "cpu", ALL, np.where, name="numpy")
+
+
+def where(condition, x=None, y=None, name=None):
+    """Pick x where condition is True, else y. With only condition: the indices where it holds."""
+    condition = as_tensor("where", "condition", condition)
+    if x is None and y is None:
+        from .indexing import nonzero
+        return nonzero(condition, as_tuple=True)
+    if x is None or y is None:
+        raise invalid_argument("where", "give both x and y, or neither.")
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        raise invalid_argument("where", "at least one of x and y must be a Tensor.")
+    x, y = binary_operands("where", x, y)
+    return dispatch(WHERE, (condition, x, y))
+
+
+# ---- creation helpers the rules above need ------------------------------------------
+def zeros_like(x: Tensor, dtype=None) -> Tensor:
+    d = x._data.dtype if dtype is None else dtype_of("zeros_like", dtype)
+    return Tensor._wrap(np.zeros(x._data.shape, d))
+
+
+def ones_like(x: Tensor, dtype=None) -> Tensor:
+    d = x._data.dtype if dtype is None else dtype_of("ones_like", dtype)
+    return Tensor._wrap(np.ones(x._data.shape, d))
+
+
+__all__ = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "mod", "maximum", "minimum",
+           "elementwise_pow", "pow", "scale", "neg", "abs", "exp", "log", "log1p", "sqrt", "rsqrt", "square",
+           "sin", "cos", "tanh", "erf", "sign", "floor", "ceil", "round", "cast", "assign", "where"]
+TENSOR_METHODS = [n for n in __all__ if n not in ("assign", "where")] + ["astype"]
+astype = cast

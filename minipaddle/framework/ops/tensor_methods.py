@@ -1,0 +1,106 @@
+"""Attach the op library to Tensor: methods (`x.sum()`), operators (`x + y`) and in-place ops.
+
+Paddle patches its Tensor class the same way (monkey_patch_math_tensor); keeping it in one
+file shows every operator's meaning at a glance.
+"""
+from __future__ import annotations
+
+from ..tensor import Tensor
+from . import FAMILIES
+from . import elementwise as E
+
+INPLACE = ("add", "subtract", "multiply", "divide", "scale", "clip", "exp", "sqrt", "tanh", "abs",
+           "floor", "ceil", "round", "reshape", "squeeze", "unsqueeze", "flatten", "remainder", "pow",
+           "sigmoid", "relu", "neg", "log", "square", "cast", "masked_fill", "where")
+
+
+def _reflected(fn):
+    def method(self, other):
+        return fn(other, self)
+    return method
+
+
+def _make_inplace(name: str, fn):
+    def method(self, *args, **kwargs):
+        self._check_inplace(f"{name}_")
+        return self._assign_result(fn(self, *args, **kwargs), f"{name}_")
+    method.__name__ = method.__qualname__ = f"{name}_"
+    method.__doc__ = f"In-place {name}: writes the result into this tensor and bumps its version."
+    return method
+
+
+def zero_(self) -> Tensor:
+    self._check_inplace("zero_")
+    self._data[...] = 0
+    self._bump_version()
+    return self
+
+
+def fill_(self, value) -> Tensor:
+    self._check_inplace("fill_")
+    self._data[...] = value
+    self._bump_version()
+    return self
+
+
+def clone(self) -> Tensor:
+    """A copy that stays in the graph: gradients flow back to this tensor."""
+    return E.assign(self)
+
+
+def _install() -> None:
+    methods = {}
+    for module in FAMILIES:
+        for n in module.TENSOR_METHODS:
+            methods[n] = getattr(module, n)
+    for n, fn in methods.items():
+        setattr(Tensor, n, fn)
+    for n in INPLACE:
+        if n in methods and n != "where":
+            setattr(Tensor, f"{n}_", _make_inplace(n, methods[n]))
+    Tensor.zero_ = zero_
+    Tensor.fill_ = fill_
+    Tensor.clone = clone
+    Tensor.astype = E.cast
+
+    Tensor.__add__ = E.add
+    Tensor.__radd__ = _reflected(E.add)
+    Tensor.__sub__ = E.subtract
+    Tensor.__rsub__ = _reflected(E.subtract)
+    Tensor.__mul__ = E.multiply
+    Tensor.__rmul__ = _reflected(E.multiply)
+    Tensor.__truediv__ = E.divide
+    Tensor.__rtruediv__ = _reflected(E.divide)
+    Tensor.__floordiv__ = E.floor_divide
+    Tensor.__rfloordiv__ = _reflected(E.floor_divide)
+    Tensor.__mod__ = E.remainder
+    Tensor.__rmod__ = _reflected(E.remainder)
+    Tensor.__pow__ = E.pow
+    Tensor.__rpow__ = _reflected(E.pow)
+    Tensor.__neg__ = E.neg
+    Tensor.__abs__ = E.abs
+    for op_name, dunder in (("equal", "__eq__"), ("not_equal", "__ne__"), ("less_than", "__lt__"),
+                            ("less_equal", "__le__"), ("greater_than", "__gt__"),
+                            ("greater_equal", "__ge__"), ("matmul", "__matmul__"),
+                            ("logical_and", "__and__"), ("logical_or", "__or__"),
+                            ("logical_xor", "__xor__"), ("logical_not", "__invert__"),
+                            ("getitem", "__getitem__"), ("setitem", "__setitem__")):
+        if op_name in methods or _has(op_name):
+            setattr(Tensor, dunder, _find(op_name))
+    if _has("matmul"):
+        Tensor.__rmatmul__ = _reflected(_find("matmul"))
+    Tensor.__hash__ = lambda self: id(self)
+
+
+def _has(name: str) -> bool:
+    return any(name in m.__all__ or hasattr(m, name) for m in FAMILIES)
+
+
+def _find(name: str):
+    for m in FAMILIES:
+        if hasattr(m, name):
+            return getattr(m, name)
+    raise AttributeError(name)
+
+
+_install()

@@ -1,0 +1,194 @@
+"""The op registry, after Paddle's PHI library and ops.yaml.
+
+An operator is declared once as an `OpDef`: its inputs, typed attributes, outputs, the
+`infer_meta` function that checks arguments and computes output shapes/dtypes, and the
+`backward` rule written with minipaddle ops (so grads of grads come free). Kernels are
+registered separately under a `KernelKey(backend, dtype)`; several named kernels may
+serve one key and `select_kernel` picks one -- the single place the autotuner drives.
+
+    ADD = register_op("add", inputs=("x", "y"), infer_meta=binary_meta, backward=add_grad)
+
+    @register_kernel("add", "cpu", FLOATS, name="numpy")
+    def add_numpy(x, y):
+        return np.add(x, y)
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable, NamedTuple
+
+import numpy as np
+
+from .errors import not_found, unimplemented
+
+
+class KernelKey(NamedTuple):
+    backend: str        # "cpu" | "cuda"
+    dtype: np.dtype     # the dtype of the op's first tensor input (PHI's kernel dtype)
+
+
+class MetaTensor(NamedTuple):
+    """What infer_meta says of one output: shape (-1 for unknown in static mode) and dtype."""
+    shape: tuple
+    dtype: np.dtype
+
+
+@dataclass
+class Kernel:
+    """One implementation of an op for one backend and some dtypes."""
+    op: str
+    backend: str
+    name: str
+    fn: Callable
+    priority: int = 0   # the default choice is the highest priority until tuned
+
+    def source_location(self) -> str:
+        target = inspect.unwrap(self.fn)
+        target = getattr(target, "py_func", target)
+        try:
+            file = inspect.getsourcefile(target)
+            line = inspect.getsourcelines(target)[1]
+        except (TypeError, OSError):
+            return "<built-in>"
+        return f"{file}:{line}"
+
+
+@dataclass
+class Attr:
+    name: str
+    type: Any
+    default: Any
+
+
+@dataclass
+class OpDef:
+    """One operator, declared once; eager mode, static mode and the jit all run it."""
+    name: str
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    attrs: tuple[Attr, ...]
+    infer_meta: Callable[..., Any]
+    backward: Callable[..., Any] | None
+    save: tuple[str, ...]          # input/output names the backward rule reads
+    differentiable_inputs: tuple[int, ...]  # input positions that can receive a gradient
+    kernels: dict[KernelKey, list[Kernel]] = field(default_factory=dict)
+    # cache: KernelKey -> chosen Kernel.fn; cleared when kernels are added or tuned
+    _chosen: dict = field(default_factory=dict, repr=False)
+    doc: str = ""
+    kernel_input: int = 0   # which input's dtype picks the kernel (PHI's kernel key)
+    _save_index: dict = field(default_factory=dict, repr=False)
+
+    def attr_defaults(self) -> dict[str, Any]:
+        return {a.name: a.default for a in self.attrs}
+
+
+OPS: dict[str, OpDef] = {}
+
+
+def register_op(
+    name: str,
+    *,
+    inputs: tuple[str, ...],
+    infer_meta: Callable,
+    backward: Callable | None = None,
+    outputs: tuple[str, ...] = ("out",),
+    attrs: dict[str, tuple[Any, Any]] | None = None,
+    save: tuple[str, ...] = (),
+    differentiable_inputs: tuple[int, ...] | None = None,
+    kernel_input: int = 0,
+    doc: str = "",
+) -> OpDef:
+    """Declare an operator. `attrs` maps name -> (type, default)."""
+    if name in OPS:
+        raise ValueError(f"op {name!r} is already registered")
+    attr_list = tuple(Attr(k, t, d) for k, (t, d) in (attrs or {}).items())
+    if differentiable_inputs is None:
+        differentiable_inputs = tuple(range(len(inputs))) if backward is not None else ()
+    op = OpDef(name, tuple(inputs), tuple(outputs), attr_list, infer_meta, backward,
+               tuple(save), tuple(differentiable_inputs), doc=doc, kernel_input=kernel_input)
+    for key in save:
+        if key in inputs:
+            op._save_index[key] = inputs.index(key)
+        elif key in outputs:
+            op._save_index[key] = -outputs.index(key) - 1
+        else:
+            raise ValueError(f"op {name!r}: saved name {key!r} is neither an input nor an output")
+    OPS[name] = op
+    return op
+
+
+def get_op(name: str) -> OpDef:
+    try:
+        return OPS[name]
+    except KeyError:
+        raise not_found("registry", f"no op named {name!r}.",
+                        hint=f"{len(OPS)} ops are registered; see minipaddle.framework.ops.list_ops().") from None
+
+
+def register_kernel(op_name: str, backend: str, dtypes, *, name: str, priority: int = 0):
+    """Decorator: register `fn` as kernel `name` of `op_name` for each dtype in `dtypes`."""
+    def decorate(fn: Callable) -> Callable:
+        add_kernel(op_name, backend, dtypes, fn, name=name, priority=priority)
+        return fn
+    return decorate
+
+
+def add_kernel(op_name: str, backend: str, dtypes, fn: Callable, *, name: str, priority: int = 0) -> None:
+    op = get_op(op_name)
+    for dt in dtypes:
+        key = KernelKey(backend, np.dtype(dt))
+        bucket = op.kernels.setdefault(key, [])
+        bucket[:] = [k for k in bucket if k.name != name]
+        bucket.append(Kernel(op_name, backend, name, fn, priority))
+        bucket.sort(key=lambda k: -k.priority)
+    op._chosen.clear()
+
+
+# Overrides set by the autotuner (or a user) per (op, key): the kernel name to run.
+_preferred: dict[tuple[str, KernelKey], str] = {}
+
+
+def set_preferred_kernel(op_name: str, key: KernelKey, kernel_name: str | None) -> None:
+    """Make `kernel_name` the kernel `select_kernel` returns for `key` (None: back to default)."""
+    op = get_op(op_name)
+    if kernel_name is None:
+        _preferred.pop((op_name, key), None)
+    else:
+        names = [k.name for k in op.kernels.get(key, ())]
+        if kernel_name not in names:
+            raise not_found(op_name, f"no kernel {kernel_name!r} for {key.backend}/{key.dtype}; have {names}.")
+        _preferred[(op_name, key)] = kernel_name
+    op._chosen.clear()
+
+
+def kernel_candidates(op: OpDef, key: KernelKey) -> list[Kernel]:
+    return list(op.kernels.get(key, ()))
+
+
+def select_kernel(op: OpDef, key: KernelKey) -> Kernel:
+    """The one place that picks which kernel runs: the preferred one, else top priority."""
+    bucket = op.kernels.get(key)
+    if not bucket:
+        have = sorted(f"{k.backend}/{k.dtype}" for k in op.kernels)
+        raise unimplemented(
+            op.name, f"no kernel registered for backend '{key.backend}' and dtype {key.dtype}.",
+            hint=f"registered: {', '.join(have) or 'none'}. Cast the input with .astype(...).")
+    wanted = _preferred.get((op.name, key))
+    if wanted is not None:
+        for k in bucket:
+            if k.name == wanted:
+                return k
+    return bucket[0]
+
+
+def kernel_fn(op: OpDef, key: KernelKey) -> Callable:
+    """select_kernel's function, cached per key: this is on every op call's path."""
+    fn = op._chosen.get(key)
+    if fn is None:
+        fn = select_kernel(op, key).fn
+        resolve = getattr(fn, "resolve", None)
+        if resolve is not None:  # a LazyUfunc: compile (or load from cache) now, call it directly after
+            fn = resolve()
+        op._chosen[key] = fn
+    return fn

@@ -1,0 +1,232 @@
+"""Tensor: a numpy array plus what autograd needs (stop_gradient, grad, the node that made it).
+
+A Tensor's storage is `_data`, a numpy ndarray. Everything else has a class-level
+default so that wrapping a kernel's result costs two attribute writes. Math methods
+and operators (`x + y`, `x.sum()`) are attached from the op library in
+`framework/ops/tensor_methods.py`, as Paddle patches its own Tensor class.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .autograd.engine import grad_edge, run_backward
+from .autograd.node import HookHandle
+from .dtype import to_paddle_dtype
+from .errors import invalid_argument, precondition_not_met
+from .place import CPUPlace, Place
+
+_names = itertools.count()
+
+
+class Tensor:
+    """A multi-dimensional array that can record the ops applied to it for autograd."""
+
+    # Defaults every Tensor starts with; instances only store what differs.
+    stop_gradient = True
+    persistable = False
+    _grad = None
+    _node = None            # the GradNode whose output this is (None: a leaf)
+    _out_index = 0          # which output of _node
+    _base = None            # the tensor whose storage this view shares
+    _counter = None         # VersionCounter, made when first saved for backward
+    _accum = None           # AccumulateGrad node of a leaf, made on first use
+    _name = None
+
+    __array_priority__ = 100  # numpy defers `ndarray + Tensor` to Tensor.__radd__
+
+    @staticmethod
+    def _wrap(data: np.ndarray) -> "Tensor":
+        t = object.__new__(Tensor)
+        t._data = data
+        return t
+
+    # ---- metadata --------------------------------------------------------------------
+    @property
+    def shape(self) -> list[int]:
+        return list(self._data.shape)
+
+    @property
+    def dtype(self):
+        return to_paddle_dtype(self._data.dtype)
+
+    @property
+    def place(self) -> Place:
+        return CPUPlace()
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def size(self) -> int:
+        return int(self._data.size)
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise invalid_argument("len", "a 0-D tensor has no length.")
+        return self._data.shape[0]
+
+    @property
+    def name(self) -> str:
+        if self._name is None:
+            self._name = f"generated_tensor_{next(_names)}"
+        return self._name
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self._name = value
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._node is None
+
+    @property
+    def grad_fn(self):
+        return self._node
+
+    @property
+    def inplace_version(self) -> int:
+        root = self if self._base is None else self._base
+        return 0 if root._counter is None else root._counter.value
+
+    # ---- data out ----------------------------------------------------------------------
+    def numpy(self) -> np.ndarray:
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def item(self, *index):
+        if index:
+            return self._data.item(*index)
+        if self._data.size != 1:
+            raise invalid_argument("item", f"the tensor has {self._data.size} elements, expected exactly 1.",
+                                   hint="pass an index, e.g. x.item(0), or use x.numpy().")
+        return self._data.item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iu":
+            raise invalid_argument("__index__", f"got a {self._data.dtype} tensor, expected an integer one.")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise invalid_argument("bool", f"the truth value of a tensor with {self._data.size} elements is "
+                                           "ambiguous.", hint="use paddle.any(x) or paddle.all(x).")
+        return bool(self._data.item())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    # ---- autograd ----------------------------------------------------------------------
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        self._grad = value
+
+    def clear_grad(self, set_to_zero: bool = True) -> None:
+        """Paddle semantics: zero the stored gradient in place (or drop it)."""
+        if self._grad is None:
+            return
+        if set_to_zero and self._grad._node is None:
+            self._grad._data[...] = 0
+        else:
+            self._grad = None
+
+    clear_gradient = clear_grad
+
+    def backward(self, grad_tensor: "Tensor | None" = None, retain_graph: bool = False) -> None:
+        """Accumulate d(self)/d(leaf) into every leaf's `.grad` (grad_tensor defaults to ones)."""
+        if grad_tensor is not None and not isinstance(grad_tensor, Tensor):
+            grad_tensor = Tensor._wrap(np.asarray(grad_tensor, dtype=self._data.dtype))
+        run_backward([self], [grad_tensor], retain_graph=retain_graph, create_graph=False)
+
+    def register_hook(self, hook) -> HookHandle:
+        """Call `hook(grad)` when this tensor's gradient is computed; a returned Tensor replaces it."""
+        if not callable(hook):
+            raise invalid_argument("register_hook", f"got {type(hook).__name__}, expected a callable.")
+        edge = grad_edge(self)
+        if edge is None:
+            raise invalid_argument("register_hook", "the tensor has stop_gradient=True, so it never gets a "
+                                                    "gradient.", hint="set x.stop_gradient = False first.")
+        node, index = edge
+        return node.add_hook(index, hook)
+
+    def detach(self) -> "Tensor":
+        """A tensor sharing this storage, cut from the graph (stop_gradient=True)."""
+        t = Tensor._wrap(self._data)
+        t._base = self if self._base is None else self._base
+        return t
+
+    def detach_(self) -> "Tensor":
+        self._node = None
+        self.stop_gradient = True
+        return self
+
+    # ---- in-place plumbing -----------------------------------------------------------
+    def _bump_version(self) -> None:
+        root = self if self._base is None else self._base
+        if root._counter is not None:
+            root._counter.value += 1
+
+    def _check_inplace(self, op: str) -> None:
+        from .autograd import mode
+        if mode.grad_enabled and self._node is None and not self.stop_gradient:
+            raise precondition_not_met(
+                op, f"'{self.name}' is a leaf tensor that needs grad (stop_gradient=False); "
+                    "changing it in place would lose the values its gradient depends on.",
+                hint="do it under `with paddle.no_grad():`, or on a clone().")
+        if not self._data.flags.writeable:
+            raise invalid_argument(op, "the tensor's storage is read-only.", hint="clone() it first.")
+
+    def _assign_result(self, result: "Tensor", op: str) -> "Tensor":
+        """Write `result` (computed out of place) into self; self takes over its grad history."""
+        if result._data.shape != self._data.shape:
+            raise invalid_argument(op, f"the result has shape {list(result._data.shape)} but the tensor "
+                                       f"changed in place has shape {list(self._data.shape)}.",
+                                   hint="in-place ops cannot broadcast the tensor they change.")
+        self._data[...] = result._data
+        self._bump_version()
+        if result._node is not None:
+            self._node = result._node
+            self._out_index = result._out_index
+            self.stop_gradient = False
+        return self
+
+    def set_value(self, value) -> "Tensor":
+        """Overwrite the values (same shape) without recording a gradient, as Paddle does."""
+        data = value._data if isinstance(value, Tensor) else np.asarray(value)
+        if tuple(data.shape) != self._data.shape:
+            raise invalid_argument("set_value", f"got shape {list(data.shape)}, expected {self.shape}.")
+        self._data[...] = data.astype(self._data.dtype, copy=False)
+        self._bump_version()
+        return self
+
+    # ---- display ---------------------------------------------------------------------
+    def __repr__(self) -> str:
+        body = np.array2string(self._data, separator=", ", prefix=" " * 7, precision=8,
+                               threshold=1000, edgeitems=3)
+        return (f"Tensor(shape={self.shape}, dtype={self.dtype}, place={self.place}, "
+                f"stop_gradient={self.stop_gradient},\n       {body})")
+
+    __str__ = __repr__
