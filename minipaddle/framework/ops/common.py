@@ -53,12 +53,14 @@ def binary_operands(op: str, x, y) -> tuple[Tensor, Tensor]:
     from .elementwise import cast
     if not isinstance(x, Tensor):
         if isinstance(y, Tensor) and isinstance(x, (Number, np.number)):
-            return scalar_tensor(x, y._data.dtype), y
-        x = as_tensor(op, "x", x)
+            x = scalar_tensor(x, y._data.dtype)
+        else:
+            x = as_tensor(op, "x", x)
     if not isinstance(y, Tensor):
         if isinstance(y, (Number, np.number)):
-            return x, scalar_tensor(y, x._data.dtype)
-        y = as_tensor(op, "y", y)
+            y = scalar_tensor(y, x._data.dtype)
+        else:
+            y = as_tensor(op, "y", y)
     dx, dy = x._data.dtype, y._data.dtype
     if dx != dy:
         target = promote_types(dx, dy)

@@ -306,7 +306,9 @@ ROUND, round = _unary("round", P.round, _numpy_round, zero_grad)  # noqa: A001
 
 def pow(x, y, name=None) -> Tensor:  # noqa: A001 - Paddle's name
     """x ** y; y is a number or a Tensor."""
-    x = as_tensor("pow", "x", x)
+    if not isinstance(x, Tensor):  # 2 ** tensor
+        x, y = binary_operands("pow", x, y)
+        return dispatch(ELEMENTWISE_POW, (x, y))
     if isinstance(y, (int, float, np.number)) and not isinstance(y, bool):
         if x._data.dtype.kind == "f" or (isinstance(y, int) and y >= 0):
             return dispatch(ELEMENTWISE_POW, (x, Tensor._wrap(np.array(y, dtype=x._data.dtype))))
