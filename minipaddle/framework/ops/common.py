@@ -45,6 +45,10 @@ def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
     """Paddle's promotion for two tensors: the wider float wins; int with float gives the float."""
     if a == b:
         return a
+    if a.kind == "f" and b.kind != "f":
+        return a
+    if b.kind == "f" and a.kind != "f":
+        return b
     return np.promote_types(a, b)
 
 
