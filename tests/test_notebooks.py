@@ -25,4 +25,4 @@ def test_notebook_runs_without_error(path: Path) -> None:
     try:
         runner.run_notebook(path)
     except CellExecutionError as exc:
-        pytest.fail(f"{path.name}: a cell raised\n{exc}", pytrace=False)
+        pytest.fail(f"{path.name}: a cell raised\n{runner.error_text(exc)}", pytrace=False)
