@@ -1,0 +1,148 @@
+"""Start-up cost: `import minipaddle`, and the first call of a numba-built kernel in a new process.
+
+    python benchmarks/startup.py [--runs 7] [--json out.json]
+
+Every figure is measured inside a fresh subprocess (so nothing is already imported) and is the
+median over `--runs` processes:
+
+    import minipaddle          time of the import statement alone (target <= 0.6 s);
+                               `import numpy`, `import numba` and `import torch` for comparison
+    first kernel call          a numba-built op (sigmoid if it exists, else erf) with numba's
+                               on-disk cache already warm: time from before the first call to after
+                               it (target <= 30 ms). A process that compiled instead of loading
+                               from the cache would take seconds.
+    numba's one-time start-up  the first call of a trivial cached @njit function: the part of the
+                               figure above that any numba program pays once per process
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+IMPORT_TARGET_S = 0.6
+FIRST_CALL_TARGET_MS = 30.0
+
+# Run in a fresh interpreter; each prints one number of seconds.
+TIME_IMPORT = """
+import sys, time
+sys.path.insert(0, {root!r})
+start = time.perf_counter()
+import {module}
+print(time.perf_counter() - start)
+"""
+
+TIME_FIRST_OP = """
+import sys, time
+sys.path.insert(0, {root!r})
+import minipaddle as paddle
+op = getattr(paddle, "sigmoid", None) or paddle.erf
+x = paddle.to_tensor([0.5] * 16, dtype="float32")
+numba_already_imported = "numba" in sys.modules
+start = time.perf_counter()
+op(x)
+print(numba_already_imported, time.perf_counter() - start)
+"""
+
+TRIVIAL_KERNEL = """
+from numba import njit
+
+
+@njit(cache=True)
+def add_one(x):
+    return x + 1
+"""
+
+TIME_FIRST_NJIT = """
+import sys, time
+sys.path.insert(0, {folder!r})
+import numba
+import trivial_kernel
+start = time.perf_counter()
+trivial_kernel.add_one(1.0)
+print(time.perf_counter() - start)
+"""
+
+
+def run_fresh(code: str) -> list[str]:
+    """Run `code` in a new interpreter; return the words of the last line it printed."""
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    return out.stdout.strip().splitlines()[-1].split()
+
+
+def seconds(code: str) -> float:
+    return float(run_fresh(code)[-1])
+
+
+def median_seconds(code: str, runs: int) -> float:
+    return statistics.median(seconds(code) for _ in range(runs))
+
+
+def first_op_name() -> str:
+    code = f"import sys; sys.path.insert(0, {str(REPO_ROOT)!r}); import minipaddle as p; " \
+           "print('sigmoid' if hasattr(p, 'sigmoid') else 'erf')"
+    return subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def measure(runs: int) -> dict:
+    root = str(REPO_ROOT)
+    results: dict = {"import_s": {}}
+    for module in ("minipaddle", "numpy", "numba", "torch"):
+        if module == "minipaddle" or importlib.util.find_spec(module) is not None:
+            results["import_s"][module] = median_seconds(TIME_IMPORT.format(root=root, module=module), runs)
+
+    results["first_op"] = first_op_name()
+    first_op = TIME_FIRST_OP.format(root=root)
+    # the first run fills numba's cache if it was cold; it also tells whether minipaddle imports numba
+    # eagerly or leaves that to the first kernel call, which then pays for it
+    results["numba_imported_by_import_minipaddle"] = run_fresh(first_op)[0] == "True"
+    results["first_op_call_s"] = median_seconds(first_op, runs)
+
+    with tempfile.TemporaryDirectory(prefix="minipaddle-startup-") as folder:
+        (Path(folder) / "trivial_kernel.py").write_text(textwrap.dedent(TRIVIAL_KERNEL))
+        first_njit = TIME_FIRST_NJIT.format(folder=folder)
+        seconds(first_njit)
+        results["numba_first_njit_call_s"] = median_seconds(first_njit, runs)
+    return results
+
+
+def table(results: dict, runs: int) -> str:
+    lines = [f"median over {runs} fresh processes", f"{'what':48}{'time':>12}{'target':>12}", "-" * 72]
+    for module, s in results["import_s"].items():
+        target = f"<= {IMPORT_TARGET_S} s" if module == "minipaddle" else ""
+        verdict = ("  ok" if s <= IMPORT_TARGET_S else "  MISSED") if target else ""
+        lines.append(f"{'import ' + module:48}{s * 1000:>9.0f} ms{target:>12}{verdict}")
+    ms = results["first_op_call_s"] * 1000
+    verdict = "  ok" if ms <= FIRST_CALL_TARGET_MS else "  MISSED"
+    label = f"first paddle.{results['first_op']}(x) call, warm numba cache"
+    lines.append(f"{label:48}{ms:>9.1f} ms{'<= ' + str(int(FIRST_CALL_TARGET_MS)) + ' ms':>12}{verdict}")
+    if not results["numba_imported_by_import_minipaddle"]:
+        lines.append("  (numba is imported by that first call, not by `import minipaddle`)")
+    njit_ms = results["numba_first_njit_call_s"] * 1000
+    lines.append(f"{'numba start-up: first call of a cached @njit':48}{njit_ms:>9.1f} ms")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Start-up cost of minipaddle and of its first kernel call.")
+    parser.add_argument("--runs", type=int, default=7, help="fresh processes per figure")
+    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    args = parser.parse_args(argv)
+    results = measure(args.runs)
+    print(table(results, args.runs))
+    if args.json:
+        results["targets"] = {"import_minipaddle_s": IMPORT_TARGET_S, "first_op_call_ms": FIRST_CALL_TARGET_MS}
+        Path(args.json).write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
