@@ -32,7 +32,13 @@ def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY):
     """Run `op` on Tensors `inputs`; return a Tensor or a tuple of Tensors."""
     if static_builder is not None:
         return static_builder(op, inputs, attrs)
-    arrays = [t._data for t in inputs]
+    if len(inputs) == 2:  # unrolled: a list comprehension costs a frame per call
+        x, y = inputs
+        arrays = (x._data, y._data)
+    elif len(inputs) == 1:
+        arrays = (inputs[0]._data,)
+    else:
+        arrays = tuple([t._data for t in inputs])
     metas = op.infer_meta(*arrays, **attrs)
     first = arrays[op.kernel_input]
     fn = op._chosen.get(("cpu", first.dtype))
@@ -74,10 +80,25 @@ def _key(array: np.ndarray):
 def _record(op: OpDef, inputs: tuple, attrs: dict, outs: tuple) -> None:
     """Create the GradNode for this call and attach the outputs to it."""
     diff = op.differentiable_inputs
-    edges = tuple(grad_edge(t) if i in diff else None for i, t in enumerate(inputs))
-    node = GradNode(op, attrs, edges,
-                    tuple((t._data.shape, t._data.dtype) for t in inputs),
-                    tuple((o._data.shape, o._data.dtype) for o in outs))
+    edges = []
+    metas = []
+    for i, t in enumerate(inputs):
+        data = t._data
+        metas.append((data.shape, data.dtype))
+        if i not in diff:
+            edges.append(None)
+        elif t._node is not None:
+            edges.append((t._node, t._out_index))
+        elif t.stop_gradient:
+            edges.append(None)
+        else:
+            edges.append(grad_edge(t))
+    if len(outs) == 1:
+        data = outs[0]._data
+        out_metas = ((data.shape, data.dtype),)
+    else:
+        out_metas = tuple([(o._data.shape, o._data.dtype) for o in outs])
+    node = GradNode(op, attrs, edges, metas, out_metas)
     if op.save:
         saved = node.saved
         for name in op.save:
@@ -89,11 +110,13 @@ def _record(op: OpDef, inputs: tuple, attrs: dict, outs: tuple) -> None:
                 o = outs[-index - 1]
                 counter = _counter_of(o)[0]
                 saved[name] = SavedOutput(o._data, -index - 1, counter)
-    for i, o in enumerate(outs):
+    index = 0
+    for o in outs:
         if o._data.dtype.kind == "f":  # integer and bool outputs carry no gradient
             o.stop_gradient = False
             o._node = node
-            o._out_index = i
+            o._out_index = index
+        index += 1
 
 
 def _counter_of(t):

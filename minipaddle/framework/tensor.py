@@ -11,8 +11,10 @@ import itertools
 
 import numpy as np
 
+from .autograd import engine as _engine
+from .autograd import node as _node_module
 from .autograd.engine import grad_edge, run_backward
-from .autograd.node import HookHandle
+from .autograd.node import HookHandle, VersionCounter
 from .dtype import to_paddle_dtype
 from .errors import invalid_argument, precondition_not_met
 from .place import CPUPlace, Place
@@ -34,7 +36,7 @@ class Tensor:
     _accum = None           # AccumulateGrad node of a leaf, made on first use
     _name = None
 
-    __array_priority__ = 100  # numpy defers `ndarray + Tensor` to Tensor.__radd__
+    __array_ufunc__ = None  # numpy defers `ndarray + Tensor` to Tensor.__radd__
 
     @staticmethod
     def _wrap(data: np.ndarray) -> "Tensor":
@@ -186,8 +188,9 @@ class Tensor:
     # ---- in-place plumbing -----------------------------------------------------------
     def _bump_version(self) -> None:
         root = self if self._base is None else self._base
-        if root._counter is not None:
-            root._counter.value += 1
+        if root._counter is None:
+            root._counter = VersionCounter()
+        root._counter.value += 1
 
     def _check_inplace(self, op: str) -> None:
         from .autograd import mode
@@ -230,3 +233,7 @@ class Tensor:
                 f"stop_gradient={self.stop_gradient},\n       {body})")
 
     __str__ = __repr__
+
+
+_engine.Tensor = Tensor
+_node_module.Tensor = Tensor

@@ -14,6 +14,8 @@ from ..errors import invalid_argument, precondition_not_met
 from . import mode
 from .node import AccumulateGrad
 
+Tensor = None  # set by tensor.py once the class exists (tensor.py imports this module)
+
 
 def grad_edge(tensor):
     """The edge a gradient for `tensor` flows into, or None if it needs no gradient."""
@@ -30,8 +32,6 @@ def grad_edge(tensor):
 def run_backward(outputs, grad_outputs, *, retain_graph: bool, create_graph: bool,
                  inputs=None, allow_unused: bool = False, api: str = "backward"):
     """Run backward from `outputs`; return the inputs' grads when `inputs` is given."""
-    from ..tensor import Tensor
-
     roots = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         edge = grad_edge(out)
@@ -170,8 +170,6 @@ def _run_hooks(node, slots):
 
 
 def _apply_node(node, grads, buffers, retain_graph, api) -> None:
-    from ..tensor import Tensor
-
     if node.freed:
         raise precondition_not_met(
             api, f"the graph through '{node.op.name}' was already freed by an earlier backward.",

@@ -16,6 +16,8 @@ from typing import Any, Callable
 
 from ..errors import precondition_not_met
 
+Tensor = None  # set by tensor.py once the class exists
+
 
 class VersionCounter:
     """Counts in-place writes to one storage; a saved tensor remembers the count it saw."""
@@ -78,7 +80,6 @@ class GradNode:
         raise AttributeError(f"{self.name} has no saved tensor or attribute {key!r}")
 
     def _unpack(self, key: str, item):
-        from ..tensor import Tensor
         if type(item) is SavedOutput:
             if item.counter.value != item.version:
                 raise _modified_error(self.op.name, key, item.version, item.counter.value)

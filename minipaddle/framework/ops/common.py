@@ -54,10 +54,13 @@ def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
 
 def binary_operands(op: str, x, y) -> tuple[Tensor, Tensor]:
     """Turn (Tensor|scalar, Tensor|scalar) into two Tensors of one dtype."""
-    from .elementwise import cast
+    if type(x) is Tensor and type(y) is Tensor and x._data.dtype == y._data.dtype:
+        return x, y  # the common case, kept cheap: it is on every binary op's path
     if not isinstance(x, Tensor):
         if isinstance(y, Tensor) and isinstance(x, (Number, np.number)):
             x = scalar_tensor(x, y._data.dtype)
+        elif isinstance(x, np.ndarray):  # ndarray (op) Tensor: numpy defers to us
+            x = Tensor._wrap(x.astype(y._data.dtype) if x.dtype == np.float64 else x)
         else:
             x = as_tensor(op, "x", x)
     if not isinstance(y, Tensor):
@@ -67,6 +70,7 @@ def binary_operands(op: str, x, y) -> tuple[Tensor, Tensor]:
             y = as_tensor(op, "y", y)
     dx, dy = x._data.dtype, y._data.dtype
     if dx != dy:
+        from .elementwise import cast
         target = promote_types(dx, dy)
         if dx != target:
             x = cast(x, target)

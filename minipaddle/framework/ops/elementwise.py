@@ -12,7 +12,7 @@ from ..dispatch import dispatch
 from ..errors import invalid_argument
 from ..kernels.cpu.ufunc import (FLOAT_BINARY, FLOAT_UNARY, NUMERIC_BINARY, NUMERIC_UNARY,
                                  LazyUfunc, upcast_float16)
-from ..registry import MetaTensor, add_kernel, register_op
+from ..registry import MetaTensor, add_kernel, new_meta, register_op
 from ..tensor import Tensor
 from . import primitives as P
 from .common import (ALL, FLOATS, NUMERIC, as_tensor, binary_operands, broadcast_shape, dtype_of,
@@ -23,7 +23,10 @@ from .common import (ALL, FLOATS, NUMERIC, as_tensor, binary_operands, broadcast
 def binary_meta_for(name: str):
     def binary_meta(x, y) -> MetaTensor:
         same_dtype(name, x, y)
-        return MetaTensor(broadcast_shape(name, x.shape, y.shape), x.dtype)
+        shape = x.shape
+        if shape != y.shape:
+            shape = broadcast_shape(name, shape, y.shape)
+        return new_meta(shape, x.dtype)
     binary_meta.__qualname__ = f"{name}_meta"
     return binary_meta
 
@@ -55,7 +58,8 @@ def register_ufunc_kernels(name: str, primitive, numpy_fn=None, *, floats_only: 
 
 def _binary_api(op, name: str):
     def api(x, y, name=None) -> Tensor:
-        x, y = binary_operands(op.name, x, y)
+        if type(x) is not Tensor or type(y) is not Tensor or x._data.dtype != y._data.dtype:
+            x, y = binary_operands(op.name, x, y)
         return dispatch(op, (x, y))
     api.__name__ = api.__qualname__ = name
     return api
