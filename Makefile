@@ -18,8 +18,11 @@ $(STAMP): pyproject.toml
 test: setup
 	$(PY) -m pytest -q -p no:cacheprovider
 
+# Jupyter refuses to start as root unless told; these machines and containers often run as root.
+LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root)
+
 lab: setup
-	$(VENV)/bin/jupyter lab tutorials/
+	$(VENV)/bin/jupyter lab $(LAB_FLAGS) tutorials/
 
 demo: setup
 	$(PY) tools/run_notebooks.py tutorials --out demo_out

@@ -196,12 +196,14 @@ def main(argv: list[str] | None = None) -> int:
     frameworks = [fw for fw in FRAMEWORKS if available(fw)]
     medians, versions = measure(frameworks, args.rounds)
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
-    print(f"\nmedian over {args.rounds} rounds of best-of-{REPEATS}; {machine}")
+    # other work on a 2-core machine moves these figures a lot: say how busy it was
+    load = os.getloadavg()[0]
+    print(f"\nmedian over {args.rounds} rounds of best-of-{REPEATS}; {machine}; load average {load:.2f}")
     print("versions: " + ", ".join(f"{fw} {v}" for fw, v in versions.items()))
     print(table(medians))
     if args.json:
         Path(args.json).write_text(json.dumps({
-            "machine": machine, "rounds": args.rounds, "versions": versions, "cases": CASES,
+            "machine": machine, "load_average": load, "rounds": args.rounds, "versions": versions, "cases": CASES,
             "targets_vs_torch": TARGETS, "median_us": medians}, indent=2))
     return 0
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -115,7 +116,8 @@ def measure(runs: int) -> dict:
 
 
 def table(results: dict, runs: int) -> str:
-    lines = [f"median over {runs} fresh processes", f"{'what':48}{'time':>12}{'target':>12}", "-" * 72]
+    load = os.getloadavg()[0]
+    lines = [f"median over {runs} fresh processes; {os.cpu_count()} cores, load average {load:.2f}", f"{'what':48}{'time':>12}{'target':>12}", "-" * 72]
     for module, s in results["import_s"].items():
         target = f"<= {IMPORT_TARGET_S} s" if module == "minipaddle" else ""
         verdict = ("  ok" if s <= IMPORT_TARGET_S else "  MISSED") if target else ""
