@@ -15,6 +15,7 @@ serve one key and `select_kernel` picks one -- the single place the autotuner dr
 from __future__ import annotations
 
 import inspect
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple
 
@@ -79,12 +80,13 @@ class OpDef:
     infer_meta: Callable[..., Any]
     backward: Callable[..., Any] | None
     save: tuple[str, ...]          # input/output names the backward rule reads
-    differentiable_inputs: tuple[int, ...]  # input positions that can receive a gradient
+    differentiable_inputs: tuple[int, ...] | range  # input positions that can receive a gradient
     kernels: dict[KernelKey, list[Kernel]] = field(default_factory=dict)
     # cache: KernelKey -> chosen Kernel.fn; cleared when kernels are added or tuned
     _chosen: dict = field(default_factory=dict, repr=False)
     doc: str = ""
     kernel_input: int = 0   # which input's dtype picks the kernel (PHI's kernel key)
+    variadic: bool = False  # the one input takes a list of tensors (concat, stack)
     _save_index: dict = field(default_factory=dict, repr=False)
 
     def attr_defaults(self) -> dict[str, Any]:
@@ -105,16 +107,22 @@ def register_op(
     save: tuple[str, ...] = (),
     differentiable_inputs: tuple[int, ...] | None = None,
     kernel_input: int = 0,
+    variadic: bool = False,
     doc: str = "",
 ) -> OpDef:
     """Declare an operator. `attrs` maps name -> (type, default)."""
     if name in OPS:
         raise ValueError(f"op {name!r} is already registered")
     attr_list = tuple(Attr(k, t, d) for k, (t, d) in (attrs or {}).items())
-    if differentiable_inputs is None:
+    if variadic:  # concat, stack: any number of tensors come in as one named input
+        differentiable_inputs = range(sys.maxsize) if backward is not None else ()
+    elif differentiable_inputs is None:
         differentiable_inputs = tuple(range(len(inputs))) if backward is not None else ()
+    else:
+        differentiable_inputs = tuple(differentiable_inputs)
     op = OpDef(name, tuple(inputs), tuple(outputs), attr_list, infer_meta, backward,
-               tuple(save), tuple(differentiable_inputs), doc=doc, kernel_input=kernel_input)
+               tuple(save), differentiable_inputs, doc=doc, kernel_input=kernel_input)
+    op.variadic = variadic
     for key in save:
         if key in inputs:
             op._save_index[key] = inputs.index(key)

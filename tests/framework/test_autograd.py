@@ -318,3 +318,17 @@ def test_zero_fill_and_set_value():
     assert x.numpy().tolist() == [5.0, 6.0] and x.dtype == paddle.float32
     with pytest.raises(InvalidArgument, match="set_value"):
         x.set_value([1.0, 2.0, 3.0])
+
+
+def test_shape_changing_inplace_ops_keep_storage_and_gradients():
+    x = leaf([[1.0, 2.0, 3.0]])
+    y = x * 2
+    y.squeeze_(0)
+    assert y.shape == [3]
+    y.unsqueeze_(1)
+    assert y.shape == [3, 1]
+    y.reshape_([1, 3])
+    y.flatten_()
+    assert y.shape == [3] and y.inplace_version == 4
+    (y * y).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[8.0, 16.0, 24.0]])

@@ -148,7 +148,13 @@ def _accumulate(buffers, node, index, g) -> None:
     if slots is None:
         slots = buffers[id(node)] = [None] * _num_outputs(node)
         slots.append(node)  # keep the node alive while its grads wait
-    slots[index] = g if slots[index] is None else slots[index] + g
+    prev = slots[index]
+    if prev is None:
+        slots[index] = g
+    elif mode.grad_enabled:  # create_graph: the sum must be differentiable too
+        slots[index] = prev + g
+    else:
+        slots[index] = Tensor._wrap(prev._data + g._data)
 
 
 def _num_outputs(node) -> int:

@@ -2,9 +2,8 @@
 split, chunk, slice, strided_slice, pad. `paddle.concat` & co. are re-exported by
 manipulation.py, which is where a learner looks for them first.
 
-concat and stack take any number of tensors. The registry names one input, "x", and
-dispatch passes the tensors as that many positional inputs; `differentiable_inputs` must
-list every position a gradient may flow to, so these ops accept at most MAX_INPUTS tensors.
+concat and stack take any number of tensors: they are registered `variadic`, so the one
+named input "x" stands for the whole list and dispatch passes the tensors positionally.
 split and chunk return several outputs, one GradNode output slot each; outputs nobody used
 reach the backward rule as zeros (the engine fills them in).
 """
@@ -22,8 +21,6 @@ from ..tensor import Tensor
 from .common import ALL, as_tensor, normalize_axis
 from .manipulation import _as_int, _as_int_list, _norm_axes, squeeze, view_of
 
-MAX_INPUTS = 1024
-_EVERY_POSITION = tuple(range(MAX_INPUTS))
 
 
 def _tensor_list(op: str, x) -> tuple:
@@ -32,9 +29,6 @@ def _tensor_list(op: str, x) -> tuple:
         raise invalid_argument(op, f"'x' got {type(x).__name__}, expected a list or tuple of Tensors.")
     if not x:
         raise invalid_argument(op, "'x' is an empty list, expected at least one Tensor.")
-    if len(x) > MAX_INPUTS:
-        raise invalid_argument(op, f"'x' has {len(x)} tensors; at most {MAX_INPUTS} can be joined in one call.",
-                               hint=f"{op} the list in groups, then {op} the groups' results.")
     return tuple(as_tensor(op, f"x[{i}]", t) for i, t in enumerate(x))
 
 
@@ -98,9 +92,9 @@ def stack_kernel(*xs, axis=0):
 
 
 CONCAT = register_op("concat", inputs=("x",), infer_meta=concat_meta, backward=concat_grad,
-                     attrs={"axis": (int, 0)}, differentiable_inputs=_EVERY_POSITION)
+                     attrs={"axis": (int, 0)}, variadic=True)
 STACK = register_op("stack", inputs=("x",), infer_meta=stack_meta, backward=stack_grad,
-                    attrs={"axis": (int, 0)}, differentiable_inputs=_EVERY_POSITION)
+                    attrs={"axis": (int, 0)}, variadic=True)
 add_kernel("concat", "cpu", ALL, concat_kernel, name="numpy")
 add_kernel("stack", "cpu", ALL, stack_kernel, name="numpy")
 

@@ -10,8 +10,10 @@ from . import FAMILIES
 from . import elementwise as E
 
 INPLACE = ("add", "subtract", "multiply", "divide", "scale", "clip", "exp", "sqrt", "tanh", "abs",
-           "floor", "ceil", "round", "reshape", "squeeze", "unsqueeze", "flatten", "remainder", "pow",
-           "sigmoid", "relu", "neg", "log", "square", "cast", "masked_fill", "where")
+           "floor", "ceil", "round", "remainder", "pow", "sigmoid", "relu", "neg", "log", "square",
+           "masked_fill")
+# In-place views: the tensor keeps its storage and takes the new shape (Paddle's reshape_ & co.).
+INPLACE_VIEWS = ("reshape", "squeeze", "unsqueeze", "flatten")
 
 
 def _reflected(fn):
@@ -26,6 +28,22 @@ def _make_inplace(name: str, fn):
         return self._assign_result(fn(self, *args, **kwargs), f"{name}_")
     method.__name__ = method.__qualname__ = f"{name}_"
     method.__doc__ = f"In-place {name}: writes the result into this tensor and bumps its version."
+    return method
+
+
+def _make_inplace_view(name: str, fn):
+    def method(self, *args, **kwargs):
+        self._check_inplace(f"{name}_")
+        result = fn(self, *args, **kwargs)
+        self._data = self._data.reshape(result._data.shape)  # same memory, new shape
+        self._bump_version()
+        if result._node is not None:
+            self._node = result._node
+            self._out_index = result._out_index
+            self.stop_gradient = False
+        return self
+    method.__name__ = method.__qualname__ = f"{name}_"
+    method.__doc__ = f"In-place {name}: this tensor takes the new shape, sharing its storage."
     return method
 
 
@@ -56,8 +74,10 @@ def _install() -> None:
     for n, fn in methods.items():
         setattr(Tensor, n, fn)
     for n in INPLACE:
-        if n in methods and n != "where":
+        if n in methods:
             setattr(Tensor, f"{n}_", _make_inplace(n, methods[n]))
+    for n in INPLACE_VIEWS:
+        setattr(Tensor, f"{n}_", _make_inplace_view(n, methods[n]))
     Tensor.zero_ = zero_
     Tensor.fill_ = fill_
     Tensor.clone = clone
