@@ -138,3 +138,58 @@ def softplus(x, beta, threshold):
 
 def silu(x):
     return x * sigmoid(x)
+
+
+def relu6(x):
+    if x >= 6.0:
+        return 6.0
+    if x > 0.0 or math.isnan(x):  # NaN passes through
+        return x
+    return 0.0
+
+
+def clip(x, lo, hi):
+    # NaN fails both tests and passes through, as in Paddle's ClipFunctor
+    if x < lo:
+        return lo
+    if x > hi:
+        return hi
+    return x
+
+
+def hardsigmoid(x, slope, offset):
+    y = slope * x + offset
+    if y >= 1.0:
+        return 1.0
+    if y > 0.0 or math.isnan(y):
+        return y
+    return 0.0
+
+
+def hardswish(x):
+    if x >= 3.0:
+        return x
+    if x > -3.0 or math.isnan(x):
+        return x * (x + 3.0) / 6.0
+    return 0.0
+
+
+def mish(x):
+    sp = x if x > 20.0 else math.log1p(math.exp(x))  # softplus with Paddle's threshold of 20
+    return x * math.tanh(sp)
+
+
+def tanhshrink(x):
+    return x - math.tanh(x)
+
+
+def softsign(x):
+    return x / (1.0 + math.fabs(x))
+
+
+def silu_inline(x):
+    # silu with sigmoid written out: a numba ufunc cannot call the plain-Python sigmoid above
+    if x >= 0:
+        return x / (1.0 + math.exp(-x))
+    z = math.exp(x)
+    return x * z / (1.0 + z)
