@@ -1,3 +1,616 @@
-"""(being written)"""
-__all__: list[str] = []
-TENSOR_METHODS: list[str] = []
+"""Indexing: x[index] and x[index] = value, gather, gather_nd, index_select, scatter, one_hot,
+masked_fill, masked_select, nonzero. (take_along_axis / put_along_axis live in sorting.py,
+beside the argsort whose indices they apply.)
+
+`x[index]` follows numpy's rules (which Paddle follows too). The Python index is normalized
+once into a hashable attribute, a tuple of items:
+
+    int                 pick one position (the axis disappears)
+    (start, stop, step) a slice (a tuple, because slices are not hashable before Python 3.12)
+    None                a new axis of size 1
+    "advanced"          the next row of the `advanced` input: an int64 array of shape
+                        (k, *broadcast_shape) holding every index array, already broadcast
+                        (a bool mask becomes one row per mask dim, from np.nonzero)
+
+Each "pick" op here has a "scatter-add" partner that is its gradient (getitem ->
+getitem_grad, gather -> gather_grad, ...), and the partner's gradient is the pick op
+again: so grads of grads work with no extra code.
+"""
+from __future__ import annotations
+
+from numbers import Number
+
+import numpy as np
+
+from ..dispatch import dispatch
+from ..errors import InvalidArgument, invalid_argument, precondition_not_met
+from ..registry import MetaTensor, add_kernel, register_op
+from ..tensor import Tensor
+from .common import ALL, INTS, NUMERIC, as_tensor, broadcast_shape, normalize_axis, require_dtype
+from .manipulation import view_of
+
+ADVANCED = "advanced"
+FULL = (None, None, None)
+_NO_ADVANCED = np.zeros((0,), np.int64)
+_NO_ADVANCED.flags.writeable = False
+
+
+class IndexOutOfRange(InvalidArgument, IndexError):
+    """An index past the end of an axis. Also an IndexError, so `for row in x:` stops at the end."""
+
+
+def out_of_range(op: str, value: int, what: str, size: int, lower: int) -> IndexOutOfRange:
+    return IndexOutOfRange(str(invalid_argument(
+        op, f"index {value} is out of range for {what} of size {size}; expected {lower} <= index < {size}.")))
+
+
+def check_index_values(op: str, index, size: int, what: str, allow_negative: bool) -> None:
+    """Reject index values outside the axis (eager mode only: static MetaTensors carry no values)."""
+    if not isinstance(index, np.ndarray) or index.size == 0 or size < 0:
+        return
+    lower = -size if allow_negative else 0
+    lo, hi = int(index.min()), int(index.max())
+    if lo < lower:
+        raise out_of_range(op, lo, what, size, lower)
+    if hi >= size:
+        raise out_of_range(op, hi, what, size, lower)
+
+
+def scatter_grad_meta(dout, *inputs, **attrs) -> MetaTensor:
+    """infer_meta of every *_grad op here: zeros of the forward input's shape (attr `shape`)."""
+    return MetaTensor(tuple(attrs["shape"]), dout.dtype)
+
+
+def _index_dtype(op: str, arg: str, index) -> None:
+    require_dtype(op, arg, index, "iu", "int32 or int64")
+
+
+# ---- turning a Python index into (items, advanced) ------------------------------------
+def _classify(item):
+    """One Python index item -> (kind, value) with kind in int/slice/none/ellipsis/array/mask."""
+    if item is None:
+        return "none", None
+    if item is Ellipsis:
+        return "ellipsis", None
+    if isinstance(item, (bool, np.bool_)):
+        raise invalid_argument("getitem", "a Python bool is not a supported index.",
+                               hint="index with a bool Tensor mask instead, e.g. x[x > 0].")
+    if isinstance(item, (int, np.integer)):
+        return "int", int(item)
+    if isinstance(item, slice):
+        parts = tuple(None if p is None else _slice_bound(p) for p in (item.start, item.stop, item.step))
+        if parts[2] == 0:
+            raise invalid_argument("getitem", "slice step cannot be zero.")
+        return "slice", parts
+    if isinstance(item, Tensor):
+        item = item._data
+    elif isinstance(item, (list, tuple)):
+        item = np.asarray([i._data if isinstance(i, Tensor) else i for i in item])
+        if item.size == 0:
+            item = item.astype(np.int64)
+    if isinstance(item, np.ndarray):
+        if item.dtype.kind == "b":
+            if item.ndim == 0:
+                raise invalid_argument("getitem", "a 0-D bool index is not supported.",
+                                       hint="index with a bool mask that has the indexed dims' shape.")
+            return "mask", item
+        if item.dtype.kind in "iu":
+            return ("int", int(item)) if item.ndim == 0 else ("array", item.astype(np.int64, copy=False))
+        raise invalid_argument("getitem", f"an index array has dtype {item.dtype}, expected an integer or "
+                                          "bool dtype.")
+    raise invalid_argument("getitem", f"an index of type {type(item).__name__} is not supported; expected "
+                                      "int, slice, None, Ellipsis, list, numpy array or Tensor.")
+
+
+def _slice_bound(p) -> int:
+    if isinstance(p, Tensor):
+        p = p.item()
+    if not isinstance(p, (int, np.integer)) or isinstance(p, bool):
+        raise invalid_argument("getitem", f"slice bounds must be ints, got {type(p).__name__}.")
+    return int(p)
+
+
+def normalize_index(x_shape: tuple, index) -> tuple[tuple, Tensor]:
+    """A Python index -> (items, advanced): the attribute and the extra int64 input of getitem."""
+    if type(index) is int and x_shape:  # x[i], the most common index (and iteration): no parsing
+        return (index,), Tensor._wrap(_NO_ADVANCED)
+    parts = [_classify(i) for i in (index if isinstance(index, tuple) else (index,))]
+    if sum(kind == "ellipsis" for kind, _ in parts) > 1:
+        raise invalid_argument("getitem", "an index can only have a single Ellipsis ('...').")
+    ndim = len(x_shape)
+    consumed = sum(1 if kind in ("int", "slice", "array") else v.ndim if kind == "mask" else 0
+                   for kind, v in parts)
+    if consumed > ndim:
+        raise invalid_argument("getitem", f"too many indices: x is {ndim}-D but {consumed} dims are indexed.")
+    items, arrays, axis = [], [], 0
+    for kind, v in parts:
+        if kind == "ellipsis":
+            items.extend([FULL] * (ndim - consumed))
+            axis += ndim - consumed
+        elif kind == "none":
+            items.append(None)
+        elif kind == "mask":
+            dims = tuple(x_shape[axis:axis + v.ndim])
+            if any(d not in (m, -1) for d, m in zip(dims, v.shape)):
+                raise invalid_argument("getitem", f"a bool mask of shape {list(v.shape)} does not match the "
+                                                  f"indexed dims {list(dims)} (from axis {axis}).")
+            for rows in np.nonzero(v):
+                items.append(ADVANCED)
+                arrays.append(rows)
+            axis += v.ndim
+        else:
+            items.append(ADVANCED if kind == "array" else v)
+            if kind == "array":
+                arrays.append(v)
+            axis += 1
+    while items and items[-1] == FULL:  # trailing full slices change nothing
+        items.pop()
+    return tuple(items), Tensor._wrap(_stack_advanced(arrays))
+
+
+def _stack_advanced(arrays: list) -> np.ndarray:
+    if not arrays:
+        return _NO_ADVANCED
+    if len({a.shape for a in arrays}) == 1:  # nothing to broadcast
+        return np.stack(arrays) if len(arrays) > 1 else arrays[0][None]
+    try:
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        raise invalid_argument("getitem", "index arrays of shapes " +
+                               ", ".join(str(list(a.shape)) for a in arrays) + " cannot be broadcast together.",
+                               hint="index arrays broadcast like operands of x + y.") from None
+    return np.stack([np.broadcast_to(a, shape) for a in arrays]).astype(np.int64, copy=False)
+
+
+def indexed_shape(op: str, x_shape: tuple, items: tuple, advanced) -> tuple:
+    """The shape of x[items] by numpy's rules; checks every index against its axis."""
+    has_advanced = ADVANCED in items
+    out, positions, insert_at, axis, row = [], [], None, 0, 0
+    for pos, item in enumerate(items):
+        if item is None:
+            out.append(1)
+            continue
+        n = x_shape[axis]
+        if item == ADVANCED:
+            check_index_values(op, advanced[row] if isinstance(advanced, np.ndarray) else None, n,
+                               f"axis {axis}", allow_negative=True)
+            row += 1
+        elif isinstance(item, int):
+            if n >= 0 and not -n <= item < n:
+                raise out_of_range(op, item, f"axis {axis}", n, -n)
+        else:
+            out.append(-1 if n < 0 else len(range(*slice(*item).indices(n))))
+        if item == ADVANCED or (has_advanced and isinstance(item, int)):  # ints join advanced indices
+            positions.append(pos)
+            if insert_at is None:
+                insert_at = len(out)
+        axis += 1
+    out.extend(x_shape[axis:])
+    if has_advanced:
+        adjacent = positions[-1] - positions[0] == len(positions) - 1
+        at = insert_at if adjacent else 0  # numpy: separated advanced indices put their dims first
+        out[at:at] = advanced.shape[1:]
+    return tuple(out)
+
+
+def numpy_index(items: tuple, advanced: np.ndarray) -> tuple:
+    """The attribute back as a numpy index tuple."""
+    rows = iter(advanced)
+    return tuple(next(rows) if item == ADVANCED else slice(*item) if isinstance(item, tuple) else item
+                 for item in items)
+
+
+# ---- getitem and its gradient ------------------------------------------------------------
+def getitem_meta(x, advanced, index=()) -> MetaTensor:
+    return MetaTensor(indexed_shape("getitem", x.shape, index, advanced), x.dtype)
+
+
+def getitem_kernel(x, advanced, index=()):
+    if ADVANCED in index:
+        return x[numpy_index(index, advanced)]  # advanced indexing copies
+    return x[numpy_index(index, advanced) + (Ellipsis,)]  # a view; `...` keeps 0-D results arrays
+
+
+def getitem_backward(node, dout):
+    grad = dispatch(GETITEM_GRAD, (dout, node.advanced),
+                    {"index": node.index, "shape": node.input_metas[0][0]})
+    return grad, None
+
+
+def getitem_grad_kernel(dout, advanced, index=(), shape=()):
+    """Zeros of x's shape with dout added where x[index] was read (repeats add up)."""
+    out = np.zeros(shape, dout.dtype)
+    if ADVANCED in index:
+        np.add.at(out, numpy_index(index, advanced), dout)
+    else:
+        out[numpy_index(index, advanced)] = dout
+    return out
+
+
+def getitem_grad_backward(node, ddx):
+    return _getitem(ddx, node.advanced, node.index), None
+
+
+GETITEM = register_op("getitem", inputs=("x", "advanced"), infer_meta=getitem_meta,
+                      backward=getitem_backward, attrs={"index": (tuple, ())}, save=("advanced",),
+                      differentiable_inputs=(0,))
+GETITEM_GRAD = register_op("getitem_grad", inputs=("dout", "advanced"), infer_meta=scatter_grad_meta,
+                           backward=getitem_grad_backward, attrs={"index": (tuple, ()), "shape": (tuple, ())},
+                           save=("advanced",), differentiable_inputs=(0,))
+add_kernel("getitem", "cpu", ALL, getitem_kernel, name="numpy")
+add_kernel("getitem_grad", "cpu", NUMERIC, getitem_grad_kernel, name="numpy")
+
+
+def _getitem(x: Tensor, advanced: Tensor, items: tuple) -> Tensor:
+    out = dispatch(GETITEM, (x, advanced), {"index": items})
+    return out if ADVANCED in items else view_of(out, x)
+
+
+def getitem(x, index) -> Tensor:
+    """`x[index]` (Tensor.__getitem__): ints, slices, None, ..., int/bool arrays, numpy's rules.
+
+    Basic indexing (no arrays) returns a view sharing x's storage, as numpy and Paddle do.
+    """
+    x = as_tensor("getitem", "x", x)
+    items, advanced = normalize_index(tuple(x.shape), index)
+    return _getitem(x, advanced, items)
+
+
+# ---- setitem: x[index] = value, through the index_put op -------------------------------------
+def index_put_meta(x, value, advanced, index=()) -> MetaTensor:
+    region = indexed_shape("setitem", x.shape, index, advanced)
+    fits = len(value.shape) <= len(region) and all(
+        v in (1, r, -1) or r == -1 for v, r in zip(value.shape[::-1], region[::-1]))
+    if not fits:
+        raise invalid_argument("setitem", f"value of shape {list(value.shape)} cannot be broadcast to the "
+                                          f"selected region of shape {list(region)}.")
+    if value.dtype != x.dtype:
+        raise invalid_argument("setitem", f"value has dtype {value.dtype} but x has dtype {x.dtype}.")
+    return MetaTensor(x.shape, x.dtype)
+
+
+def index_put_kernel(x, value, advanced, index=()):
+    out = x.copy()
+    out[numpy_index(index, advanced)] = value
+    return out
+
+
+def index_put_backward(node, dout):
+    """dx: dout with the overwritten region zeroed; dvalue: dout read from the region."""
+    advanced = node.advanced
+    zero = Tensor._wrap(np.zeros((), dout._data.dtype))
+    dx = dispatch(INDEX_PUT, (dout, zero, advanced), {"index": node.index})
+    return dx, _getitem(dout, advanced, node.index), None
+
+
+INDEX_PUT = register_op("index_put", inputs=("x", "value", "advanced"), infer_meta=index_put_meta,
+                        backward=index_put_backward, attrs={"index": (tuple, ())}, save=("advanced",),
+                        differentiable_inputs=(0, 1))
+add_kernel("index_put", "cpu", ALL, index_put_kernel, name="numpy")
+
+
+def setitem(x, index, value) -> None:
+    """`x[index] = value` (Tensor.__setitem__): in place; gradients reach x's history and value."""
+    x = as_tensor("setitem", "x", x)
+    x._check_inplace("setitem")
+    base = x._base
+    if base is not None and base._node is None and not base.stop_gradient:
+        from ..autograd import mode
+        if mode.grad_enabled:
+            raise precondition_not_met("setitem", "x is a view of a leaf tensor that needs grad; writing "
+                                                  "into it would change the leaf behind autograd's back.",
+                                       hint="do it under `with paddle.no_grad():`, or on a clone().")
+    items, advanced = normalize_index(tuple(x.shape), index)
+    dtype = x._data.dtype
+    if isinstance(value, Tensor):
+        if value._data.dtype != dtype:
+            from .elementwise import cast
+            value = cast(value, dtype)
+    elif isinstance(value, (Number, np.number, np.ndarray, list, tuple)):
+        value = Tensor._wrap(np.asarray(value).astype(dtype))
+    else:
+        raise invalid_argument("setitem", f"value of type {type(value).__name__} is not supported; expected "
+                                          "a number, numpy array or Tensor.")
+    region = indexed_shape("setitem", tuple(x.shape), items, advanced._data)
+    extra = len(value.shape) - len(region)
+    if extra > 0 and all(n == 1 for n in value.shape[:extra]):  # numpy drops leading 1s of a value
+        from .manipulation import reshape
+        if value.size:
+            value = reshape(value, value.shape[extra:])
+        else:  # reshape reads a 0 as "keep this dim"; an empty value has no gradient anyway
+            value = Tensor._wrap(value._data.reshape(value.shape[extra:]))
+    result = dispatch(INDEX_PUT, (x, value, advanced), {"index": items})
+    x._assign_result(result, "setitem")
+
+
+# ---- gather, index_select, gather_nd -----------------------------------------------------------
+def gather_meta(x, index, axis=0) -> MetaTensor:
+    _index_dtype("gather", "index", index)
+    if len(x.shape) == 0:
+        raise invalid_argument("gather", "x is 0-D, expected a tensor with at least 1 dim.")
+    if len(index.shape) > 1:
+        raise invalid_argument("gather", f"index has shape {list(index.shape)}, expected a 0-D or 1-D tensor.",
+                               hint="flatten the index, or use gather_nd / take_along_axis.")
+    check_index_values("gather", index, x.shape[axis], f"axis {axis}", allow_negative=False)
+    return MetaTensor(x.shape[:axis] + tuple(index.shape) + x.shape[axis + 1:], x.dtype)
+
+
+def gather_kernel(x, index, axis=0):
+    return np.take(x, index, axis=axis)
+
+
+def gather_backward(node, dout):
+    return dispatch(GATHER_GRAD, (dout, node.index), {"axis": node.axis, "shape": node.input_metas[0][0]}), None
+
+
+def gather_grad_kernel(dout, index, axis=0, shape=()):
+    out = np.zeros(shape, dout.dtype)
+    np.add.at(out, (slice(None),) * axis + (index,), dout)
+    return out
+
+
+def gather_grad_backward(node, ddx):
+    return dispatch(GATHER, (ddx, node.index), {"axis": node.axis}), None
+
+
+def index_select_meta(x, index, axis=0) -> MetaTensor:
+    _index_dtype("index_select", "index", index)
+    if len(index.shape) != 1:
+        raise invalid_argument("index_select", f"index has shape {list(index.shape)}, expected a 1-D tensor.")
+    check_index_values("index_select", index, x.shape[axis], f"axis {axis}", allow_negative=False)
+    return MetaTensor(x.shape[:axis] + tuple(index.shape) + x.shape[axis + 1:], x.dtype)
+
+
+GATHER = register_op("gather", inputs=("x", "index"), infer_meta=gather_meta, backward=gather_backward,
+                     attrs={"axis": (int, 0)}, save=("index",), differentiable_inputs=(0,))
+GATHER_GRAD = register_op("gather_grad", inputs=("dout", "index"), infer_meta=scatter_grad_meta,
+                          backward=gather_grad_backward, attrs={"axis": (int, 0), "shape": (tuple, ())},
+                          save=("index",), differentiable_inputs=(0,))
+INDEX_SELECT = register_op("index_select", inputs=("x", "index"), infer_meta=index_select_meta,
+                           backward=gather_backward, attrs={"axis": (int, 0)}, save=("index",),
+                           differentiable_inputs=(0,))
+add_kernel("gather", "cpu", ALL, gather_kernel, name="numpy")
+add_kernel("index_select", "cpu", ALL, gather_kernel, name="numpy")
+add_kernel("gather_grad", "cpu", NUMERIC, gather_grad_kernel, name="numpy")
+
+
+def _axis_arg(op: str, axis, ndim: int) -> int:
+    if isinstance(axis, Tensor):
+        axis = axis.item()
+    return normalize_axis(op, 0 if axis is None else axis, ndim)
+
+
+def gather(x, index, axis=None, name=None) -> Tensor:
+    """Entries of x along `axis` (default 0) at the positions in the 0-D or 1-D `index`."""
+    x = as_tensor("gather", "x", x)
+    index = as_tensor("gather", "index", index)
+    return dispatch(GATHER, (x, index), {"axis": _axis_arg("gather", axis, len(x.shape))})
+
+
+def index_select(x, index, axis=0, name=None) -> Tensor:
+    """Entries of x along `axis` at the positions in the 1-D `index`."""
+    x = as_tensor("index_select", "x", x)
+    index = as_tensor("index_select", "index", index)
+    return dispatch(INDEX_SELECT, (x, index), {"axis": _axis_arg("index_select", axis, len(x.shape))})
+
+
+def gather_nd_meta(x, index) -> MetaTensor:
+    _index_dtype("gather_nd", "index", index)
+    k = index.shape[-1] if index.shape else -1
+    if not 0 <= k <= len(x.shape):
+        raise invalid_argument("gather_nd", f"index has shape {list(index.shape)}; expected at least 1 dim and "
+                                            f"a known last dim <= x's rank ({len(x.shape)}).")
+    if isinstance(index, np.ndarray):
+        for j in range(k):
+            check_index_values("gather_nd", index[..., j], x.shape[j], f"axis {j}", allow_negative=False)
+    return MetaTensor(tuple(index.shape[:-1]) + tuple(x.shape[k:]), x.dtype)
+
+
+def _nd_index(index: np.ndarray) -> tuple:
+    return tuple(np.moveaxis(index, -1, 0))
+
+
+def gather_nd_kernel(x, index):
+    if index.shape[-1] == 0:  # an empty coordinate picks all of x, once per index row
+        return np.array(np.broadcast_to(x, index.shape[:-1] + x.shape))
+    return x[_nd_index(index)]
+
+
+def gather_nd_backward(node, dout):
+    return dispatch(GATHER_ND_GRAD, (dout, node.index), {"shape": node.input_metas[0][0]}), None
+
+
+def gather_nd_grad_kernel(dout, index, shape=()):
+    if index.shape[-1] == 0:
+        return dout.reshape((-1,) + tuple(shape)).sum(axis=0)
+    out = np.zeros(shape, dout.dtype)
+    np.add.at(out, _nd_index(index), dout)
+    return out
+
+
+def gather_nd_grad_backward(node, ddx):
+    return dispatch(GATHER_ND, (ddx, node.index)), None
+
+
+GATHER_ND = register_op("gather_nd", inputs=("x", "index"), infer_meta=gather_nd_meta,
+                        backward=gather_nd_backward, save=("index",), differentiable_inputs=(0,))
+GATHER_ND_GRAD = register_op("gather_nd_grad", inputs=("dout", "index"),
+                             infer_meta=scatter_grad_meta,
+                             backward=gather_nd_grad_backward, attrs={"shape": (tuple, ())}, save=("index",),
+                             differentiable_inputs=(0,))
+add_kernel("gather_nd", "cpu", ALL, gather_nd_kernel, name="numpy")
+add_kernel("gather_nd_grad", "cpu", NUMERIC, gather_nd_grad_kernel, name="numpy")
+
+
+def gather_nd(x, index, name=None) -> Tensor:
+    """x at the coordinates in index's last dim: out[i..] = x[index[i.., 0], index[i.., 1], ...]."""
+    x = as_tensor("gather_nd", "x", x)
+    return dispatch(GATHER_ND, (x, as_tensor("gather_nd", "index", index)))
+
+
+# ---- scatter ----------------------------------------------------------------------------------
+def scatter_meta(x, index, updates, overwrite=True) -> MetaTensor:
+    _index_dtype("scatter", "index", index)
+    if len(x.shape) == 0 or len(index.shape) > 1:
+        raise invalid_argument("scatter", f"x has shape {list(x.shape)} and index {list(index.shape)}; "
+                                          "expected x with at least 1 dim and a 0-D or 1-D index.")
+    expected = tuple(index.shape) + tuple(x.shape[1:])
+    if len(updates.shape) != len(expected) or any(u not in (e, -1) and e != -1
+                                                   for u, e in zip(updates.shape, expected)):
+        raise invalid_argument("scatter", f"updates has shape {list(updates.shape)}, expected "
+                                          f"{list(expected)} (index's shape + x's shape[1:]).")
+    if updates.dtype != x.dtype:
+        raise invalid_argument("scatter", f"updates has dtype {updates.dtype} but x has dtype {x.dtype}.")
+    check_index_values("scatter", index, x.shape[0], "axis 0", allow_negative=False)
+    return MetaTensor(x.shape, x.dtype)
+
+
+def scatter_kernel(x, index, updates, overwrite=True):
+    out = x.copy()
+    if overwrite:
+        out[index] = updates
+    else:  # Paddle: the indexed rows start from zero and sum every update sent to them
+        out[index] = 0
+        np.add.at(out, index, updates)
+    return out
+
+
+def scatter_backward(node, dout):
+    index = node.index
+    zeros = Tensor._wrap(np.zeros(*node.input_metas[2]))
+    dx = dispatch(SCATTER, (dout, index, zeros), {"overwrite": True})
+    return dx, None, dispatch(GATHER, (dout, index), {"axis": 0})
+
+
+SCATTER = register_op("scatter", inputs=("x", "index", "updates"), infer_meta=scatter_meta,
+                      backward=scatter_backward, attrs={"overwrite": (bool, True)}, save=("index",),
+                      differentiable_inputs=(0, 2))
+add_kernel("scatter", "cpu", ALL, scatter_kernel, name="numpy")
+
+
+def scatter(x, index, updates, overwrite=True, name=None) -> Tensor:
+    """x with rows `index` replaced by `updates` (overwrite=False: rows are the sum of their updates)."""
+    x = as_tensor("scatter", "x", x)
+    index = as_tensor("scatter", "index", index)
+    updates = as_tensor("scatter", "updates", updates)
+    return dispatch(SCATTER, (x, index, updates), {"overwrite": bool(overwrite)})
+
+
+# ---- one_hot, masked_fill, masked_select, nonzero --------------------------------------------
+def one_hot_meta(x, num_classes=1) -> MetaTensor:
+    _index_dtype("one_hot", "x", x)
+    check_index_values("one_hot", x, num_classes, "num_classes", allow_negative=False)
+    return MetaTensor(tuple(x.shape) + (num_classes,), np.dtype("float32"))
+
+
+def one_hot_kernel(x, num_classes=1):
+    out = np.zeros(x.shape + (num_classes,), np.float32)
+    np.put_along_axis(out, x[..., None].astype(np.int64), 1.0, axis=-1)
+    return out
+
+
+ONE_HOT = register_op("one_hot", inputs=("x",), infer_meta=one_hot_meta, attrs={"num_classes": (int, 1)})
+add_kernel("one_hot", "cpu", INTS, one_hot_kernel, name="numpy")
+
+
+def one_hot(x, num_classes, name=None) -> Tensor:
+    """Integer labels -> float32 one-hot rows of length num_classes (no gradient)."""
+    x = as_tensor("one_hot", "x", x)
+    if isinstance(num_classes, Tensor):
+        num_classes = num_classes.item()
+    if not isinstance(num_classes, (int, np.integer)) or isinstance(num_classes, bool) or num_classes < 1:
+        raise invalid_argument("one_hot", f"num_classes got {num_classes!r}, expected an int >= 1.")
+    return dispatch(ONE_HOT, (x,), {"num_classes": int(num_classes)})
+
+
+def masked_fill(x, mask, value, name=None) -> Tensor:
+    """x with `value` where mask is True (mask broadcasts); the gradient is zero there.
+
+    Paddle builds it from where(); so does minipaddle: where(mask, value, x).
+    """
+    from .elementwise import cast, where
+    x = as_tensor("masked_fill", "x", x)
+    mask = as_tensor("masked_fill", "mask", mask)
+    if mask._data.dtype != np.bool_:
+        raise invalid_argument("masked_fill", f"mask has dtype {mask._data.dtype}, expected bool.")
+    broadcast_shape("masked_fill", tuple(x.shape), tuple(mask.shape))
+    if isinstance(value, Tensor):
+        if value._data.dtype != x._data.dtype:
+            value = cast(value, x._data.dtype)
+    elif isinstance(value, (Number, np.number)):
+        value = Tensor._wrap(np.array(value).astype(x._data.dtype))
+    else:
+        raise invalid_argument("masked_fill", f"value got {type(value).__name__}, expected a number or Tensor.")
+    return where(mask, value, x)
+
+
+def _bool_mask(op: str, mask) -> None:
+    if mask.dtype != np.bool_:
+        raise invalid_argument(op, f"mask has dtype {mask.dtype}, expected bool.")
+
+
+def masked_select_meta(x, mask) -> MetaTensor:
+    _bool_mask("masked_select", mask)
+    shape = broadcast_shape("masked_select", tuple(x.shape), tuple(mask.shape))
+    count = -1
+    if isinstance(mask, np.ndarray) and -1 not in shape:
+        count = int(np.count_nonzero(np.broadcast_to(mask, shape)))
+    return MetaTensor((count,), x.dtype)
+
+
+def masked_select_kernel(x, mask):
+    xb, mb = np.broadcast_arrays(x, mask)
+    return xb[mb]
+
+
+def masked_select_backward(node, dout):
+    shape = broadcast_shape("masked_select", node.input_metas[0][0], node.input_metas[1][0])
+    return dispatch(MASKED_SELECT_GRAD, (dout, node.mask), {"shape": shape}), None
+
+
+def masked_select_grad_kernel(dout, mask, shape=()):
+    out = np.zeros(shape, dout.dtype)
+    out[np.broadcast_to(mask, shape)] = dout
+    return out
+
+
+def masked_select_grad_backward(node, ddx):
+    return dispatch(MASKED_SELECT, (ddx, node.mask)), None
+
+
+MASKED_SELECT = register_op("masked_select", inputs=("x", "mask"), infer_meta=masked_select_meta,
+                            backward=masked_select_backward, save=("mask",), differentiable_inputs=(0,))
+MASKED_SELECT_GRAD = register_op("masked_select_grad", inputs=("dout", "mask"),
+                                 infer_meta=scatter_grad_meta,
+                                 backward=masked_select_grad_backward, attrs={"shape": (tuple, ())},
+                                 save=("mask",), differentiable_inputs=(0,))
+add_kernel("masked_select", "cpu", ALL, masked_select_kernel, name="numpy")
+add_kernel("masked_select_grad", "cpu", NUMERIC, masked_select_grad_kernel, name="numpy")
+
+
+def masked_select(x, mask, name=None) -> Tensor:
+    """The entries of x where mask (broadcast with x) is True, as a 1-D tensor."""
+    x = as_tensor("masked_select", "x", x)
+    return dispatch(MASKED_SELECT, (x, as_tensor("masked_select", "mask", mask)))
+
+
+def nonzero_meta(x) -> MetaTensor:
+    count = int(np.count_nonzero(x)) if isinstance(x, np.ndarray) else -1
+    return MetaTensor((count, len(x.shape)), np.dtype("int64"))
+
+
+NONZERO = register_op("nonzero", inputs=("x",), infer_meta=nonzero_meta)
+add_kernel("nonzero", "cpu", ALL, lambda x: np.argwhere(x).astype(np.int64, copy=False), name="numpy")
+
+
+def nonzero(x, as_tuple=False):
+    """Coordinates of x's non-zero entries: int64 [z, ndim]; as_tuple: ndim tensors of shape [z, 1]."""
+    out = dispatch(NONZERO, (as_tensor("nonzero", "x", x),))
+    if not as_tuple:
+        return out
+    return tuple(getitem(out, (slice(None), slice(i, i + 1))) for i in range(out.shape[1]))
+
+
+__all__ = ["gather", "gather_nd", "index_select", "masked_fill", "masked_select", "nonzero", "one_hot",
+           "scatter"]
+TENSOR_METHODS = [n for n in __all__ if n != "one_hot"]
