@@ -246,12 +246,21 @@ def _line_of(primitive: str) -> int:
     return inspect.getsourcelines(getattr(primitives, primitive))[1]
 
 
-def test_relu_and_sigmoid_default_to_numpy_and_agree_with_numba():
+@pytest.mark.parametrize("name, kwargs", [("relu", {}), ("sigmoid", {}), ("clip", {"min": -1.0, "max": 2.0}),
+                                          ("hardtanh", {"min": -1.0, "max": 2.0})])
+def test_numpy_kernel_is_the_default_and_agrees_with_numba(name, kwargs):
     x = np.random.default_rng(6).uniform(-8, 8, (257,)).astype(np.float32)
-    for name in ("relu", "sigmoid"):
-        kernels = _kernels(name)
-        assert list(kernels) == ["numpy", "numba"]  # sorted by priority: the first is the default
-        np.testing.assert_allclose(kernels["numpy"](x), kernels["numba"](x), rtol=1e-6, atol=1e-7)
+    kernels = _kernels(name)
+    assert list(kernels) == ["numpy", "numba"]  # sorted by priority: the first is the default
+    np.testing.assert_allclose(kernels["numpy"](x, **kwargs), kernels["numba"](x, **kwargs), rtol=1e-6, atol=1e-7)
+
+
+def test_clip_kernels_agree_on_ints_and_open_bounds():
+    x = np.arange(-5, 6, dtype=np.int32)
+    kernels = _kernels("clip", "int32")
+    for kwargs in ({"min": -2, "max": 3}, {"min": None, "max": 1.7}, {"min": -1e30, "max": None}):
+        np.testing.assert_array_equal(kernels["numpy"](x, **kwargs), kernels["numba"](x, **kwargs))
+        assert kernels["numpy"](x, **kwargs).dtype == kernels["numba"](x, **kwargs).dtype == np.int32
 
 
 _CACHE_PROBE = """
@@ -263,7 +272,7 @@ def spy(typingctx, targetctx, func, *args, **kwargs):
 compiler.compile_extra = spy
 import minipaddle as paddle
 x = paddle.to_tensor([-1.0, 0.5])
-paddle.gelu(x); paddle.leaky_relu(x, 0.1); paddle.clip(x, 0.0, 1.0)
+paddle.gelu(x); paddle.leaky_relu(x, 0.1); paddle.softplus(x, 2.0)
 print(json.dumps(compiled))
 """
 
@@ -294,9 +303,10 @@ def test_int_input_is_rejected_naming_the_op(name):
         getattr(paddle, name)(paddle.to_tensor([1, 2]), **kwargs)
 
 
-def test_clip_rejects_bool_tensors():
-    with pytest.raises(InvalidArgument, match="clip: argument 'x' has dtype bool, expected a float or int"):
-        paddle.clip(paddle.to_tensor([True, False]), 0, 1)
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8"])
+def test_clip_rejects_other_dtypes(dtype):
+    with pytest.raises(InvalidArgument, match=f"clip: argument 'x' has dtype {dtype}, expected one of float16"):
+        paddle.clip(paddle.to_tensor(np.array([1, 0], dtype)), 0, 1)
 
 
 def test_non_tensor_input_is_rejected():

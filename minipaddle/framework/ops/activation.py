@@ -24,7 +24,7 @@ from ..kernels.cpu.ufunc import FLOAT_BINARY, FLOAT_UNARY, LazyUfunc, upcast_flo
 from ..registry import MetaTensor, add_kernel, register_op
 from ..tensor import Tensor
 from . import primitives as P
-from .common import as_tensor, require_dtype
+from .common import FLOATS, INTS, as_tensor, require_dtype
 from .elementwise import abs as absolute
 from .elementwise import erf, exp, float_unary_meta_for, register_ufunc_kernels, tanh, where, zeros_like
 
@@ -104,12 +104,13 @@ RELU6 = register_op("relu6", inputs=("x",), infer_meta=float_unary_meta_for("rel
                     save=("out",))
 SIGMOID = register_op("sigmoid", inputs=("x",), infer_meta=float_unary_meta_for("sigmoid"),
                       backward=sigmoid_grad, save=("out",))
-# Kernel choice, measured with timeit on float32 (16 elements / 1M elements):
-#   relu:    numba 1.6 us / 0.45 ms, np.maximum 2.0 us / 1.26 ms. numba is faster, but
+# Kernel choice, timeit on float32 kernels called directly, 16 elements / 1M elements:
+#   relu:    numba 2.0 us / 0.43 ms, np.maximum 2.4 us / 1.3 ms. numba is faster, but
 #            primitives.relu gives nan for -inf (0.0 * -inf), so numpy stays the default until then.
-#   sigmoid: numba 1.8 us / 13 ms (scalar float64 exp), numpy 1/(1+exp(-x)) in place 4.7 us / 2.8 ms
-#            (SIMD exp): numpy is the default, big tensors are where the time goes.
-#   relu6:   numba 1.6 us / 0.43 ms beats np.clip 6.0 us / 0.46 ms: numba only.
+#   sigmoid: numba 2.2 us / 13 ms (a scalar float64 exp per element), numpy 1/(1+exp(-x)) in place
+#            8.6 us / 2.3 ms (SIMD exp; errstate costs ~2.5 us): numpy is the default, since big
+#            tensors are where training spends its time. The autotuner can pick per shape class.
+#   relu6:   numba 2.0 us / 0.44 ms beats np.clip 6.5 us / 0.46 ms: numba only.
 register_ufunc_kernels("relu", P.relu, _relu_numpy)
 register_ufunc_kernels("relu6", P.relu6)
 register_ufunc_kernels("sigmoid", P.sigmoid, _sigmoid_numpy)
@@ -266,7 +267,9 @@ def silu(x, name=None) -> Tensor:
 
 # ---- clip and hardtanh: bounds ---------------------------------------------------------
 def clip_meta(x, min=None, max=None) -> MetaTensor:
-    require_dtype("clip", "x", x, "fi", "a float or int dtype (float16/32/64, int32, int64)")
+    if x.dtype.name not in FLOATS + INTS:
+        raise invalid_argument("clip", f"argument 'x' has dtype {x.dtype}, expected one of float16, float32, "
+                                       "float64, int32, int64.")
     for attr, value in (("min", min), ("max", max)):
         if value is not None:
             _number("clip", attr, value)
@@ -316,14 +319,25 @@ def hardtanh_kernel(x, min=-1.0, max=1.0):
     return _CLIP(x, t(min), t(max))
 
 
+def clip_numpy(x, min=None, max=None):
+    return np.clip(x, _bound(x.dtype, min, -1), _bound(x.dtype, max, 1))
+
+
+def hardtanh_numpy(x, min=-1.0, max=1.0):
+    t = x.dtype.type
+    return np.clip(x, t(min), t(max))
+
+
 CLIP = register_op("clip", inputs=("x",), infer_meta=clip_meta, backward=clip_grad, save=("x",),
                    attrs={"min": (float, None), "max": (float, None)})
 HARDTANH = register_op("hardtanh", inputs=("x",), infer_meta=hardtanh_meta, backward=hardtanh_grad,
                        save=("x",), attrs={"min": (float, -1.0), "max": (float, 1.0)})
-# clip, float32: numba 4.7 us / 1.06 ms, np.clip 7.3 us / 0.46 ms (16 / 1M). Neither wins both;
-# numba stays the default (np.clip's Python wrapper costs more than the loop on small tensors).
+# clip, float32: np.clip 6.6 us / 0.46 ms, numba 6.1 us / 1.08 ms (16 / 1M; the ternary ufunc with
+# two broadcast scalars does not vectorize): np.clip is the default, the numba kernel stays beside it.
 _numba_kernels("clip", clip_kernel, _CLIP, dtypes=("float32", "float64", "int32", "int64"))
 _numba_kernels("hardtanh", hardtanh_kernel, _CLIP)
+add_kernel("clip", "cpu", FLOATS + INTS, clip_numpy, name="numpy", priority=1)
+add_kernel("hardtanh", "cpu", FLOATS, hardtanh_numpy, name="numpy", priority=1)
 
 
 def _scalar(op: str, attr: str, value):
