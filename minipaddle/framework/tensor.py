@@ -194,6 +194,13 @@ class Tensor:
 
     def _check_inplace(self, op: str) -> None:
         from .autograd import mode
+        base = self._base
+        if (mode.grad_enabled and base is not None and self._node is not None  # a view in the graph,
+                and base._node is None and not base.stop_gradient):            # not detach()
+            raise precondition_not_met(
+                op, f"'{self.name}' is a view of a leaf tensor that needs grad (stop_gradient=False); "
+                    "changing it in place would change the leaf.",
+                hint="do it under `with paddle.no_grad():`, or on a clone().")
         if mode.grad_enabled and self._node is None and not self.stop_gradient:
             raise precondition_not_met(
                 op, f"'{self.name}' is a leaf tensor that needs grad (stop_gradient=False); "

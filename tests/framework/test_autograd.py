@@ -332,3 +332,10 @@ def test_shape_changing_inplace_ops_keep_storage_and_gradients():
     assert y.shape == [3] and y.inplace_version == 4
     (y * y).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [[8.0, 16.0, 24.0]])
+
+
+def test_inplace_on_a_view_of_a_leaf_needing_grad_is_refused():
+    x = leaf([1.0, 2.0])
+    with pytest.raises(PreconditionNotMet, match="view of a leaf tensor"):
+        x.reshape([2, 1]).scale_(2.0)
+    assert x.numpy().tolist() == [1.0, 2.0]

@@ -206,7 +206,7 @@ def test_setitem_on_a_leaf_that_needs_grad_is_an_error():
     x = t([1.0, 2.0], stop_gradient=False)
     with pytest.raises(PreconditionNotMet, match="setitem"):
         x[0] = 5.0
-    with pytest.raises(PreconditionNotMet, match="setitem: x is a view of a leaf tensor"):
+    with pytest.raises(PreconditionNotMet, match="setitem: .* is a view of a leaf tensor"):
         x[:][0] = 5.0
     with paddle.no_grad():
         x[0] = 5.0

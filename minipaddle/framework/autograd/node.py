@@ -77,6 +77,9 @@ class GradNode:
         attrs = object.__getattribute__(self, "attrs")
         if key in attrs:
             return attrs[key]
+        for attr in self.op.attrs:  # an attribute the caller left at its default
+            if attr.name == key:
+                return attr.default
         raise AttributeError(f"{self.name} has no saved tensor or attribute {key!r}")
 
     def _unpack(self, key: str, item):
@@ -84,9 +87,10 @@ class GradNode:
             if item.counter.value != item.version:
                 raise _modified_error(self.op.name, key, item.version, item.counter.value)
             t = Tensor._wrap(item.data)
-            t.stop_gradient = False
-            t._node = self
-            t._out_index = item.index
+            if item.data.dtype.kind == "f":  # int outputs (indices) never carry a gradient
+                t.stop_gradient = False
+                t._node = self
+                t._out_index = item.index
             return t
         tensor, counter, version = item
         if counter is not None and counter.value != version:
