@@ -121,8 +121,6 @@ def test_invert_of_a_bool_tensor_is_logical_not():
     assert (~x).dtype == paddle.bool
 
 
-@pytest.mark.xfail(strict=True, reason="compare.py/tensor_methods.py bug: Paddle's &, |, ^, ~ on int tensors "
-                                       "are bitwise_and/or/xor/not (int results); here they are logical (bool)")
 def test_operators_on_int_tensors_are_bitwise_as_in_paddle():
     x = paddle.to_tensor([1, 2, 3])
     y = paddle.to_tensor([3, 2, 1])
@@ -256,8 +254,6 @@ def test_mismatched_shapes_name_the_op(name):
     assert msg.startswith(f"InvalidArgument: {name}:") and "[2, 3]" in msg and "[4]" in msg
 
 
-@pytest.mark.xfail(strict=True, reason="compare.py bug: allclose/isclose call numpy directly, so mismatched "
-                                       "shapes raise numpy's ValueError without the op's name")
 @pytest.mark.parametrize("name", ["allclose", "isclose"])
 def test_allclose_mismatched_shapes_name_the_op(name):
     with pytest.raises(InvalidArgument, match=f"{name}: shapes"):

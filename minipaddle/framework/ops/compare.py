@@ -62,6 +62,42 @@ def _logical(name: str, numpy_fn):
     return op, api
 
 
+def _bitwise(name: str, numpy_fn):
+    """Bitwise ops on int and bool tensors; `&`, `|`, `^`, `~` mean these, as in Paddle."""
+    def bitwise_meta(x, y) -> MetaTensor:
+        same_dtype(name, x, y)
+        require_dtype(name, "x", x, "biu", "a bool or integer dtype")
+        return MetaTensor(broadcast_shape(name, x.shape, y.shape), x.dtype)
+    bitwise_meta.__qualname__ = f"{name}_meta"
+    op = register_op(name, inputs=("x", "y"), infer_meta=bitwise_meta)
+    add_kernel(name, "cpu", INT_AND_BOOL, numpy_fn, name="numpy")
+
+    def api(x, y, out=None, name=None) -> Tensor:
+        x, y = binary_operands(op.name, x, y)
+        return dispatch(op, (x, y))
+    api.__name__ = api.__qualname__ = name
+    return op, api
+
+
+INT_AND_BOOL = ("bool", "int8", "uint8", "int16", "int32", "int64")
+BITWISE_AND, bitwise_and = _bitwise("bitwise_and", np.bitwise_and)
+BITWISE_OR, bitwise_or = _bitwise("bitwise_or", np.bitwise_or)
+BITWISE_XOR, bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor)
+
+
+def _bitwise_not_meta(x) -> MetaTensor:
+    require_dtype("bitwise_not", "x", x, "biu", "a bool or integer dtype")
+    return MetaTensor(x.shape, x.dtype)
+
+
+BITWISE_NOT = register_op("bitwise_not", inputs=("x",), infer_meta=_bitwise_not_meta)
+add_kernel("bitwise_not", "cpu", INT_AND_BOOL, np.invert, name="numpy")
+
+
+def bitwise_not(x, out=None, name=None) -> Tensor:
+    return dispatch(BITWISE_NOT, (as_tensor("bitwise_not", "x", x),))
+
+
 LOGICAL_AND, logical_and = _logical("logical_and", np.logical_and)
 LOGICAL_OR, logical_or = _logical("logical_or", np.logical_or)
 LOGICAL_XOR, logical_xor = _logical("logical_xor", np.logical_xor)
@@ -135,14 +171,31 @@ def all(x, axis=None, keepdim=False, name=None) -> Tensor:  # noqa: A001
     return dispatch(ALL_OP, (x,), {"axis": _axes("all", axis, x._data.ndim), "keepdim": bool(keepdim)})
 
 
-def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None) -> Tensor:
-    x, y = binary_operands("allclose", x, y)
-    return Tensor._wrap(np.array(np.allclose(x._data, y._data, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+def _isclose_meta(x, y, rtol=1e-05, atol=1e-08, equal_nan=False) -> MetaTensor:
+    same_dtype("isclose", x, y)
+    return MetaTensor(broadcast_shape("isclose", x.shape, y.shape), BOOL)
+
+
+def _isclose_kernel(x, y, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return np.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+ISCLOSE = register_op("isclose", inputs=("x", "y"), infer_meta=_isclose_meta,
+                      attrs={"rtol": (float, 1e-05), "atol": (float, 1e-08), "equal_nan": (bool, False)})
+add_kernel("isclose", "cpu", FLOATS + ("int32", "int64"), _isclose_kernel, name="numpy")
 
 
 def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None) -> Tensor:
+    """|x - y| <= atol + rtol * |y|, elementwise."""
     x, y = binary_operands("isclose", x, y)
-    return Tensor._wrap(np.isclose(x._data, y._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return dispatch(ISCLOSE, (x, y), {"rtol": float(rtol), "atol": float(atol), "equal_nan": bool(equal_nan)})
+
+
+def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None) -> Tensor:
+    """True when every element of x is close to y (a 0-D bool tensor)."""
+    x, y = binary_operands("allclose", x, y)
+    broadcast_shape("allclose", x._data.shape, y._data.shape)  # errors name the op the user called
+    return all(isclose(x, y, rtol, atol, equal_nan))
 
 
 def equal_all(x, y, name=None) -> Tensor:
@@ -152,5 +205,6 @@ def equal_all(x, y, name=None) -> Tensor:
 
 __all__ = ["equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal",
            "logical_and", "logical_or", "logical_xor", "logical_not", "isnan", "isinf", "isfinite",
-           "any", "all", "allclose", "isclose", "equal_all"]
+           "any", "all", "allclose", "isclose", "equal_all", "bitwise_and", "bitwise_or", "bitwise_xor",
+           "bitwise_not"]
 TENSOR_METHODS = list(__all__)

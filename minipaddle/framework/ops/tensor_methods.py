@@ -102,8 +102,8 @@ def _install() -> None:
     for op_name, dunder in (("equal", "__eq__"), ("not_equal", "__ne__"), ("less_than", "__lt__"),
                             ("less_equal", "__le__"), ("greater_than", "__gt__"),
                             ("greater_equal", "__ge__"), ("matmul", "__matmul__"),
-                            ("logical_and", "__and__"), ("logical_or", "__or__"),
-                            ("logical_xor", "__xor__"), ("logical_not", "__invert__"),
+                            ("bitwise_and", "__and__"), ("bitwise_or", "__or__"),
+                            ("bitwise_xor", "__xor__"), ("bitwise_not", "__invert__"),
                             ("getitem", "__getitem__"), ("setitem", "__setitem__")):
         if op_name in methods or _has(op_name):
             setattr(Tensor, dunder, _find(op_name))
