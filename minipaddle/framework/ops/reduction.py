@@ -1,20 +1,29 @@
-"""Reductions: sum, mean, max, min, prod, argmax, argmin, cumsum, logsumexp, var, std, norm,
-softmax, log_softmax.
+"""Reductions: sum, mean, max, min, amax, amin, prod, argmax, argmin, cumsum, logsumexp,
+var, std, norm, softmax, log_softmax.
 
 A reduction's gradient spreads `dout` back over the reduced axes: reshape it so the
-reduced axes have size 1, then broadcast to the input's shape.
+reduced axes have size 1 (`keepdim` shape), then let broadcasting carry it to the
+input's shape. Every rule below is written with minipaddle ops, so double grad works.
+
+Ties in max/min follow Paddle: `max`/`min` give the full gradient to every tied
+position; `amax`/`amin` share it equally among them.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..dispatch import dispatch
-from ..errors import invalid_argument
+from ..errors import invalid_argument, unimplemented
 from ..registry import MetaTensor, add_kernel, register_op
 from ..tensor import Tensor
-from .common import NUMERIC, as_tensor, dtype_of, normalize_axes
+from .common import ALL, FLOATS, NUMERIC, as_tensor, dtype_of, normalize_axes, normalize_axis, require_dtype
+
+REAL = NUMERIC + ("int8", "int16", "uint8")   # every dtype but bool
+INT64 = np.dtype("int64")
+FLOAT_ONLY = "a floating dtype (float16, float32, float64)"
 
 
+# ---- shape helpers (the autograd engine imports sum and expand_reduced) ---------------
 def reduced_shape(shape: tuple, axes: tuple | None, keepdim: bool) -> tuple:
     if axes is None:
         axes = tuple(range(len(shape)))
@@ -23,19 +32,89 @@ def reduced_shape(shape: tuple, axes: tuple | None, keepdim: bool) -> tuple:
     return tuple(n for i, n in enumerate(shape) if i not in axes)
 
 
+def keep_reduced(t: Tensor, input_shape: tuple, axes: tuple | None, keepdim: bool) -> Tensor:
+    """A reduction's output (or its gradient) with the reduced axes kept as size 1."""
+    from .manipulation import reshape
+    if keepdim:
+        return t
+    return reshape(t, list(reduced_shape(input_shape, axes, True)))
+
+
 def expand_reduced(dout: Tensor, input_shape: tuple, axes: tuple | None, keepdim: bool) -> Tensor:
     """Bring a reduction's output gradient back to the input's shape."""
-    from .manipulation import broadcast_to, reshape
-    if not keepdim:
-        dout = reshape(dout, list(reduced_shape(input_shape, axes, True)))
-    return broadcast_to(dout, list(input_shape))
+    from .manipulation import broadcast_to
+    return broadcast_to(keep_reduced(dout, input_shape, axes, keepdim), list(input_shape))
+
+
+def reduced_count(shape: tuple, axes: tuple | None) -> int:
+    """How many input elements fold into each output element."""
+    axes = range(len(shape)) if axes is None else axes
+    return int(np.prod([shape[i] for i in axes], dtype=np.int64))
+
+
+def _np_axis(x: np.ndarray, axes):
+    """numpy rejects axis=(0,) on a 0-D array; reducing a 0-D array over 'its' axis is a no-op."""
+    return None if x.ndim == 0 else axes
+
+
+def _axes(op: str, axis, ndim: int):
+    """Paddle's axis argument (None, int, list/tuple, Tensor; [] means all) -> sorted tuple or None."""
+    if isinstance(axis, Tensor):
+        axis = axis._data.tolist()
+    if isinstance(axis, (list, tuple)) and len(axis) == 0:
+        return None
+    if axis is not None and not isinstance(axis, (int, np.integer, list, tuple)):
+        raise invalid_argument(op, f"axis must be None, an int or a list of ints, got {type(axis).__name__}.")
+    return normalize_axes(op, axis, ndim)
+
+
+def _check_not_empty(op: str, x, axes) -> None:
+    """max/min/argmax have no identity: reducing an empty axis is an error, as in Paddle."""
+    dims = range(len(x.shape)) if axes is None else axes
+    if any(x.shape[i] == 0 for i in dims if i < len(x.shape)):  # a 0-D x "has" axis 0 of size 1
+        raise invalid_argument(op, f"cannot reduce over an empty dim of x with shape {list(x.shape)}.",
+                               hint="max/min/argmax need at least one element along the reduced axes.")
+
+
+def _reduce_attrs() -> dict:
+    return {"axis": (tuple, None), "keepdim": (bool, False)}
+
+
+def _reduce_meta_for(name: str, float_only: bool = False, nonempty: bool = False):
+    """infer_meta of a reduction whose output keeps the input's dtype (other attrs: no effect on it)."""
+    def reduce_meta(x, axis=None, keepdim=False, **other_attrs) -> MetaTensor:
+        if float_only:
+            require_dtype(name, "x", x, "f", FLOAT_ONLY)
+        elif x.dtype.kind == "b":
+            raise invalid_argument(name, "argument 'x' has dtype bool, expected a number dtype.",
+                                   hint="cast it with x.astype('int64') first.")
+        if nonempty:
+            _check_not_empty(name, x, axis)
+        return MetaTensor(reduced_shape(x.shape, axis, keepdim), x.dtype)
+    reduce_meta.__qualname__ = f"{name}_meta"
+    return reduce_meta
+
+
+def _reduce_api(op, name: str, doc: str):
+    def api(x, axis=None, keepdim=False, name=None) -> Tensor:
+        x = as_tensor(op.name, "x", x)
+        return dispatch(op, (x,), {"axis": _axes(op.name, axis, x._data.ndim), "keepdim": bool(keepdim)})
+    api.__name__ = api.__qualname__ = name
+    api.__doc__ = doc
+    return api
+
+
+# ---- sum ---------------------------------------------------------------------------
+def _sum_dtype(x_dtype: np.dtype, dtype) -> np.dtype:
+    if dtype is not None:
+        return dtype
+    if x_dtype.kind in "biu":  # Paddle sums bool and int32 (and the smaller ints) into int64
+        return INT64
+    return x_dtype
 
 
 def sum_meta(x, axis=None, keepdim=False, dtype=None) -> MetaTensor:
-    out_dtype = dtype if dtype is not None else x.dtype
-    if dtype is None and x.dtype.kind in "bi":  # Paddle sums bool/int32 into int64
-        out_dtype = np.dtype("int64")
-    return MetaTensor(reduced_shape(x.shape, axis, keepdim), out_dtype)
+    return MetaTensor(reduced_shape(x.shape, axis, keepdim), _sum_dtype(x.dtype, dtype))
 
 
 def sum_grad(node, dout):
@@ -43,32 +122,441 @@ def sum_grad(node, dout):
 
 
 def sum_kernel(x, axis=None, keepdim=False, dtype=None):
-    out_dtype = dtype
-    if dtype is None and x.dtype.kind in "bi":
-        out_dtype = np.int64
-    return np.sum(x, axis=axis, keepdims=keepdim, dtype=out_dtype)
+    return np.sum(x, axis=_np_axis(x, axis), keepdims=keepdim, dtype=_sum_dtype(x.dtype, dtype))
 
 
 SUM = register_op("sum", inputs=("x",), infer_meta=sum_meta, backward=sum_grad,
-                  attrs={"axis": (tuple, None), "keepdim": (bool, False), "dtype": (np.dtype, None)})
-add_kernel("sum", "cpu", NUMERIC + ("bool",), sum_kernel, name="numpy")
+                  attrs={**_reduce_attrs(), "dtype": (np.dtype, None)})
+add_kernel("sum", "cpu", ALL, sum_kernel, name="numpy")
 
 
-def sum(x, axis=None, dtype=None, keepdim=False, name=None) -> Tensor:  # noqa: A001
-    """Sum over `axis` (None or [] for all axes)."""
+def sum(x, axis=None, dtype=None, keepdim=False, name=None) -> Tensor:
+    """Sum over `axis` (None or [] for all axes); bool and int32 inputs sum into int64."""
     x = as_tensor("sum", "x", x)
     axes = _axes("sum", axis, x._data.ndim)
     return dispatch(SUM, (x,), {"axis": axes, "keepdim": bool(keepdim),
                                 "dtype": None if dtype is None else dtype_of("sum", dtype)})
 
 
-def _axes(op: str, axis, ndim: int):
-    if isinstance(axis, (list, tuple)) and len(axis) == 0:
-        return None
-    if axis is not None and not isinstance(axis, (int, np.integer, list, tuple, Tensor)):
-        raise invalid_argument(op, f"axis must be None, an int or a list of ints, got {type(axis).__name__}.")
-    return normalize_axes(op, axis, ndim)
+# ---- mean --------------------------------------------------------------------------
+def mean_grad(node, dout):
+    from .elementwise import scale
+    shape = node.input_metas[0][0]
+    count = reduced_count(shape, node.axis)
+    return scale(expand_reduced(dout, shape, node.axis, node.keepdim), 1.0 / count if count else 1.0)
 
 
-__all__ = ["sum"]
-TENSOR_METHODS = ["sum"]
+def mean_kernel(x, axis=None, keepdim=False):
+    axis = _np_axis(x, axis)
+    acc = np.dtype(np.float32) if x.dtype == np.float16 else x.dtype  # as numpy: float16 sums in float32
+    total = np.sum(x, axis=axis, keepdims=keepdim, dtype=acc)
+    with np.errstate(invalid="ignore"):  # the mean of nothing is nan, silently (numpy would warn)
+        return np.asarray(total / acc.type(reduced_count(x.shape, axis)), dtype=x.dtype)
+
+
+MEAN = register_op("mean", inputs=("x",), infer_meta=_reduce_meta_for("mean", float_only=True), backward=mean_grad,
+                   attrs=_reduce_attrs())
+add_kernel("mean", "cpu", FLOATS, mean_kernel, name="numpy")
+mean = _reduce_api(MEAN, "mean", "Arithmetic mean over `axis` (None: all elements).")
+
+
+# ---- max, min, amax, amin ----------------------------------------------------------
+def _extremum_grad(node, dout, share: bool):
+    """dout flows to the positions equal to the result: all of them (max) or split (amax)."""
+    from .elementwise import cast, where, zeros_like
+    shape, axes, keepdim = node.input_metas[0][0], node.axis, node.keepdim
+    x = node.x
+    hit = x == keep_reduced(node.out, shape, axes, keepdim)
+    dout = keep_reduced(dout, shape, axes, keepdim)
+    if share:
+        ties = sum(cast(hit, x._data.dtype), axis=axes, keepdim=True)
+        dout = dout / ties
+    return where(hit, dout, zeros_like(x))
+
+
+def extremum_grad(node, dout):
+    return _extremum_grad(node, dout, share=False)
+
+
+def shared_extremum_grad(node, dout):
+    return _extremum_grad(node, dout, share=True)
+
+
+def max_kernel(x, axis=None, keepdim=False):
+    return np.max(x, axis=_np_axis(x, axis), keepdims=keepdim)
+
+
+def min_kernel(x, axis=None, keepdim=False):
+    return np.min(x, axis=_np_axis(x, axis), keepdims=keepdim)
+
+
+def _extremum(name: str, kernel, backward, doc: str):
+    op = register_op(name, inputs=("x",), infer_meta=_reduce_meta_for(name, nonempty=True),
+                     backward=backward, save=("x", "out"), attrs=_reduce_attrs())
+    add_kernel(name, "cpu", REAL, kernel, name="numpy")
+    return op, _reduce_api(op, name, doc)
+
+
+MAX, max = _extremum("max", max_kernel, extremum_grad,
+                     "Largest element over `axis`; every tied maximum gets the full gradient.")
+MIN, min = _extremum("min", min_kernel, extremum_grad,
+                     "Smallest element over `axis`; every tied minimum gets the full gradient.")
+AMAX, amax = _extremum("amax", max_kernel, shared_extremum_grad,
+                       "Largest element over `axis`; tied maxima share the gradient equally.")
+AMIN, amin = _extremum("amin", min_kernel, shared_extremum_grad,
+                       "Smallest element over `axis`; tied minima share the gradient equally.")
+
+
+# ---- prod --------------------------------------------------------------------------
+def prod_grad(node, dout):
+    """d prod / d x_i = product of the other elements -- computed without dividing by zero.
+
+    With no zero in the slice it is P / x_i; with exactly one zero, only that position
+    gets P (the product of the non-zeros); with two or more zeros every gradient is 0.
+    """
+    from .elementwise import ones_like, where
+    shape, axes, keepdim = node.input_metas[0][0], node.axis, node.keepdim
+    x = node.x
+    is_zero = x == 0.0
+    nonzero_x = where(is_zero, ones_like(x), x)
+    p = prod(nonzero_x, axis=axes, keepdim=True)
+    zeros_in_slice = sum(is_zero, axis=axes, keepdim=True)
+    others = where(is_zero, where(zeros_in_slice == 1, p, 0.0), where(zeros_in_slice == 0, p / nonzero_x, 0.0))
+    return others * keep_reduced(dout, shape, axes, keepdim)
+
+
+def prod_kernel(x, axis=None, keepdim=False):
+    return np.prod(x, axis=_np_axis(x, axis), keepdims=keepdim, dtype=x.dtype)
+
+
+PROD = register_op("prod", inputs=("x",), infer_meta=_reduce_meta_for("prod"), backward=prod_grad,
+                   save=("x",), attrs=_reduce_attrs())
+add_kernel("prod", "cpu", REAL, prod_kernel, name="numpy")
+
+
+def prod(x, axis=None, keepdim=False, dtype=None, name=None) -> Tensor:
+    """Product over `axis`; `dtype` casts x first (as Paddle does)."""
+    from .elementwise import cast
+    x = as_tensor("prod", "x", x)
+    if dtype is not None:
+        x = cast(x, dtype)
+    return dispatch(PROD, (x,), {"axis": _axes("prod", axis, x._data.ndim), "keepdim": bool(keepdim)})
+
+
+# ---- argmax, argmin ----------------------------------------------------------------
+def _arg_meta_for(name: str):
+    def arg_meta(x, axis=None, keepdim=False, dtype=INT64) -> MetaTensor:
+        if x.dtype.kind == "b":
+            raise invalid_argument(name, "argument 'x' has dtype bool, expected a number dtype.")
+        if dtype not in (np.dtype("int32"), np.dtype("int64")):
+            raise invalid_argument(name, f"dtype must be int32 or int64, got {dtype}.")
+        axes = None if axis is None else (axis,)
+        _check_not_empty(name, x, axes)
+        if axis is None:  # flattened: a 0-D index, or all-ones dims with keepdim
+            return MetaTensor((1,) * len(x.shape) if keepdim else (), dtype)
+        return MetaTensor(reduced_shape(x.shape, axes, keepdim), dtype)
+    arg_meta.__qualname__ = f"{name}_meta"
+    return arg_meta
+
+
+def _arg_kernel_for(numpy_fn):
+    def arg_kernel(x, axis=None, keepdim=False, dtype=INT64):
+        if axis is None or x.ndim == 0:
+            index = numpy_fn(x.reshape(-1))
+            shape = (1,) * x.ndim if keepdim else ()
+            return np.full(shape, index, dtype=dtype)
+        return numpy_fn(x, axis=axis, keepdims=keepdim).astype(dtype)
+    arg_kernel.__name__ = arg_kernel.__qualname__ = f"{numpy_fn.__name__}_kernel"
+    return arg_kernel
+
+
+def _arg_api(op, name: str, doc: str):
+    def api(x, axis=None, keepdim=False, dtype="int64", name=None) -> Tensor:
+        x = as_tensor(op.name, "x", x)
+        if axis is not None:
+            axis = normalize_axis(op.name, axis, x._data.ndim)
+        return dispatch(op, (x,), {"axis": axis, "keepdim": bool(keepdim), "dtype": dtype_of(op.name, dtype)})
+    api.__name__ = api.__qualname__ = name
+    api.__doc__ = doc
+    return api
+
+
+_ARG_ATTRS = {"axis": (int, None), "keepdim": (bool, False), "dtype": (np.dtype, INT64)}
+ARGMAX = register_op("argmax", inputs=("x",), infer_meta=_arg_meta_for("argmax"), attrs=_ARG_ATTRS)
+ARGMIN = register_op("argmin", inputs=("x",), infer_meta=_arg_meta_for("argmin"), attrs=_ARG_ATTRS)
+add_kernel("argmax", "cpu", REAL, _arg_kernel_for(np.argmax), name="numpy")
+add_kernel("argmin", "cpu", REAL, _arg_kernel_for(np.argmin), name="numpy")
+argmax = _arg_api(ARGMAX, "argmax", "Index of the largest element along `axis` (None: of the flattened x).")
+argmin = _arg_api(ARGMIN, "argmin", "Index of the smallest element along `axis` (None: of the flattened x).")
+
+
+# ---- cumsum ------------------------------------------------------------------------
+def cumsum_meta(x, axis=None, reverse=False) -> MetaTensor:
+    if x.dtype.kind == "b":
+        raise invalid_argument("cumsum", "argument 'x' has dtype bool, expected a number dtype.",
+                               hint="pass dtype='int64'.")
+    if axis is None:  # Paddle flattens first
+        size = -1 if -1 in x.shape else int(np.prod(x.shape, dtype=np.int64))
+        return MetaTensor((size,), x.dtype)
+    return MetaTensor(x.shape, x.dtype)
+
+
+def cumsum_grad(node, dout):
+    """The gradient of a running sum is the running sum from the other end."""
+    from .manipulation import reshape
+    g = dispatch(CUMSUM, (dout,), {"axis": node.axis, "reverse": not node.reverse})
+    if node.axis is None:
+        g = reshape(g, list(node.input_metas[0][0]))
+    return g
+
+
+def cumsum_kernel(x, axis=None, reverse=False):
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    if x.ndim == 0:
+        return x.copy()
+    if reverse:
+        flipped = np.cumsum(np.flip(x, axis), axis=axis, dtype=x.dtype)
+        return np.ascontiguousarray(np.flip(flipped, axis))
+    return np.cumsum(x, axis=axis, dtype=x.dtype)  # dtype: numpy would widen int32 to int64
+
+
+CUMSUM = register_op("cumsum", inputs=("x",), infer_meta=cumsum_meta, backward=cumsum_grad,
+                     attrs={"axis": (int, None), "reverse": (bool, False)})
+add_kernel("cumsum", "cpu", REAL, cumsum_kernel, name="numpy")
+
+
+def cumsum(x, axis=None, dtype=None, name=None) -> Tensor:
+    """Running sum along `axis` (None: of the flattened x); `dtype` casts x first."""
+    from .elementwise import cast
+    x = as_tensor("cumsum", "x", x)
+    if dtype is not None:
+        x = cast(x, dtype)
+    if axis is not None:
+        axis = normalize_axis("cumsum", axis, x._data.ndim)
+    return dispatch(CUMSUM, (x,), {"axis": axis, "reverse": False})
+
+
+# ---- logsumexp ---------------------------------------------------------------------
+def logsumexp_grad(node, dout):
+    from .elementwise import exp
+    shape, axes, keepdim = node.input_metas[0][0], node.axis, node.keepdim
+    softmax_x = exp(node.x - keep_reduced(node.out, shape, axes, keepdim))
+    return keep_reduced(dout, shape, axes, keepdim) * softmax_x
+
+
+def logsumexp_kernel(x, axis=None, keepdim=False):
+    """log(sum(exp(x))) = m + log(sum(exp(x - m))) with m the max: no overflow."""
+    axis = _np_axis(x, axis)
+    m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
+    m = np.where(np.isfinite(m), m, 0)  # all -inf (or empty) slices: nothing to shift
+    with np.errstate(divide="ignore"):
+        out = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+    return out if keepdim else out.reshape(reduced_shape(x.shape, axis, False))
+
+
+LOGSUMEXP = register_op("logsumexp", inputs=("x",), infer_meta=_reduce_meta_for("logsumexp", float_only=True),
+                        backward=logsumexp_grad, save=("x", "out"), attrs=_reduce_attrs())
+add_kernel("logsumexp", "cpu", FLOATS, logsumexp_kernel, name="numpy")
+logsumexp = _reduce_api(LOGSUMEXP, "logsumexp", "log(sum(exp(x))) over `axis`, computed stably.")
+
+
+# ---- var, std ----------------------------------------------------------------------
+def _centered_over_dof(node, x):
+    """(x - mean(x)) / (N - ddof): the common factor of var's and std's gradients."""
+    from .elementwise import scale
+    shape, axes = node.input_metas[0][0], node.axis
+    dof = reduced_count(shape, axes) - (1 if node.unbiased else 0)
+    centered = x - mean(x, axis=axes, keepdim=True)
+    return scale(centered, 1.0 / dof if dof > 0 else float("nan"))
+
+
+def var_grad(node, dout):
+    shape, axes, keepdim = node.input_metas[0][0], node.axis, node.keepdim
+    return keep_reduced(dout, shape, axes, keepdim) * 2.0 * _centered_over_dof(node, node.x)
+
+
+def std_grad(node, dout):
+    from .elementwise import where
+    shape, axes, keepdim = node.input_metas[0][0], node.axis, node.keepdim
+    std_k = keep_reduced(node.out, shape, axes, keepdim)
+    safe_std = where(std_k == 0.0, std_k + 1.0, std_k)  # a constant slice has std 0: gradient 0, not nan
+    return keep_reduced(dout, shape, axes, keepdim) * _centered_over_dof(node, node.x) / safe_std
+
+
+def var_kernel(x, axis=None, keepdim=False, unbiased=True):
+    axis = _np_axis(x, axis)
+    centered = x - mean_kernel(x, axis, keepdim=True)
+    dof = reduced_count(x.shape, axis) - (1 if unbiased else 0)
+    with np.errstate(invalid="ignore", divide="ignore"):  # one element, unbiased: nan, as in Paddle
+        return np.sum(centered * centered, axis=axis, keepdims=keepdim) / x.dtype.type(dof)
+
+
+def std_kernel(x, axis=None, keepdim=False, unbiased=True):
+    return np.sqrt(var_kernel(x, axis, keepdim, unbiased))
+
+
+_VAR_ATTRS = {**_reduce_attrs(), "unbiased": (bool, True)}
+VAR = register_op("var", inputs=("x",), infer_meta=_reduce_meta_for("var", float_only=True), backward=var_grad,
+                  save=("x",), attrs=_VAR_ATTRS)
+STD = register_op("std", inputs=("x",), infer_meta=_reduce_meta_for("std", float_only=True), backward=std_grad,
+                  save=("x", "out"), attrs=_VAR_ATTRS)
+add_kernel("var", "cpu", FLOATS, var_kernel, name="numpy")
+add_kernel("std", "cpu", FLOATS, std_kernel, name="numpy")
+
+
+def var(x, axis=None, unbiased=True, keepdim=False, name=None) -> Tensor:
+    """Variance over `axis`; unbiased=True divides by N - 1 (Paddle's default)."""
+    x = as_tensor("var", "x", x)
+    return dispatch(VAR, (x,), {"axis": _axes("var", axis, x._data.ndim), "keepdim": bool(keepdim),
+                                "unbiased": bool(unbiased)})
+
+
+def std(x, axis=None, unbiased=True, keepdim=False, name=None) -> Tensor:
+    """Standard deviation over `axis`; unbiased=True divides by N - 1 (Paddle's default)."""
+    x = as_tensor("std", "x", x)
+    return dispatch(STD, (x,), {"axis": _axes("std", axis, x._data.ndim), "keepdim": bool(keepdim),
+                                "unbiased": bool(unbiased)})
+
+
+# ---- norm (Paddle's p_norm: a vector norm over one axis or over several, flattened) --------
+def p_norm_grad(node, dout):
+    from .elementwise import abs, pow, sign, where, zeros_like
+    shape, axes, keepdim, p = node.input_metas[0][0], node.axis, node.keepdim, node.porder
+    x = node.x
+    dout = keep_reduced(dout, shape, axes, keepdim)
+    if p == 0.0:
+        return zeros_like(x)
+    if p == 1.0:
+        return dout * sign(x)
+    norm_k = keep_reduced(node.out, shape, axes, keepdim)
+    if np.isinf(p):  # the largest (smallest) |x| gets it, every tie in full, like max
+        return where(abs(x) == norm_k, dout * sign(x), zeros_like(x))
+    safe_norm = where(norm_k == 0.0, norm_k + 1.0, norm_k)  # at x = 0 the gradient is 0, not 0/0
+    if p == 2.0:
+        return dout * x / safe_norm
+    ratio = pow(abs(x) / safe_norm, p - 1.0)  # |x|/norm <= 1: no overflow for large p
+    return where(x == 0.0, zeros_like(x), dout * sign(x) * ratio)
+
+
+def p_norm_kernel(x, porder=2.0, axis=None, keepdim=False):
+    axis = _np_axis(x, axis)
+    if porder == 2.0:
+        return np.sqrt(np.sum(x * x, axis=axis, keepdims=keepdim))
+    a = np.abs(x)
+    if porder == np.inf:
+        return np.max(a, axis=axis, keepdims=keepdim, initial=0)
+    if porder == -np.inf:
+        return np.min(a, axis=axis, keepdims=keepdim, initial=np.inf)
+    if porder == 0.0:
+        return np.sum(x != 0, axis=axis, keepdims=keepdim).astype(x.dtype)
+    if porder == 1.0:
+        return np.sum(a, axis=axis, keepdims=keepdim)
+    with np.errstate(divide="ignore"):
+        return np.sum(a ** x.dtype.type(porder), axis=axis, keepdims=keepdim) ** x.dtype.type(1.0 / porder)
+
+
+P_NORM = register_op("p_norm", inputs=("x",), infer_meta=_reduce_meta_for("norm", float_only=True),
+                     backward=p_norm_grad, save=("x", "out"), attrs={"porder": (float, 2.0), **_reduce_attrs()})
+add_kernel("p_norm", "cpu", FLOATS, p_norm_kernel, name="numpy")
+
+
+def norm(x, p="fro", axis=None, keepdim=False, name=None) -> Tensor:
+    """Vector p-norm over `axis` (None: all elements); 'fro' is the 2-norm over one or two axes.
+
+    As in Paddle 2.6 a numeric p over two axes treats the matrix as a flattened vector.
+    p may be 'fro', 0, 1, 2, inf, -inf or any other number.
+    """
+    x = as_tensor("norm", "x", x)
+    if isinstance(p, str):
+        if p == "nuc":
+            raise unimplemented("norm", "the nuclear norm (p='nuc') is not implemented.")
+        if p != "fro":
+            raise invalid_argument("norm", f"p got {p!r}, expected 'fro' or a number.")
+        porder = 2.0
+    elif isinstance(p, (int, float, np.number)) and not isinstance(p, bool):
+        porder = float(p)
+    else:
+        raise invalid_argument("norm", f"p got {type(p).__name__}, expected 'fro' or a number.")
+    axes = _axes("norm", axis, x._data.ndim)
+    if axes is not None and len(axes) > 2:
+        raise invalid_argument("norm", f"axis {list(axis)} has {len(axes)} axes, expected at most 2.")
+    return dispatch(P_NORM, (x,), {"porder": porder, "axis": axes, "keepdim": bool(keepdim)})
+
+
+# ---- softmax, log_softmax ----------------------------------------------------------
+def _softmax_meta_for(name: str):
+    def softmax_meta(x, axis=-1) -> MetaTensor:
+        require_dtype(name, "x", x, "f", FLOAT_ONLY)
+        return MetaTensor(x.shape, x.dtype)
+    softmax_meta.__qualname__ = f"{name}_meta"
+    return softmax_meta
+
+
+def softmax_grad(node, dout):
+    out = node.out
+    return out * (dout - sum(dout * out, axis=node.axis, keepdim=True))
+
+
+def log_softmax_grad(node, dout):
+    from .elementwise import exp
+    return dout - exp(node.out) * sum(dout, axis=node.axis, keepdim=True)
+
+
+def _shifted(x, axis):
+    """x minus its max along `axis` (0-D: axis None), so exp never overflows."""
+    axis = None if x.ndim == 0 else axis
+    m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
+    return x - np.where(np.isfinite(m), m, 0), axis
+
+
+def softmax_kernel(x, axis=-1):
+    shifted, axis = _shifted(x, axis)
+    e = np.exp(shifted)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def log_softmax_kernel(x, axis=-1):
+    shifted, axis = _shifted(x, axis)
+    with np.errstate(divide="ignore"):
+        return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+SOFTMAX = register_op("softmax", inputs=("x",), infer_meta=_softmax_meta_for("softmax"),
+                      backward=softmax_grad, save=("out",), attrs={"axis": (int, -1)})
+LOG_SOFTMAX = register_op("log_softmax", inputs=("x",), infer_meta=_softmax_meta_for("log_softmax"),
+                          backward=log_softmax_grad, save=("out",), attrs={"axis": (int, -1)})
+add_kernel("softmax", "cpu", FLOATS, softmax_kernel, name="numpy", priority=1)
+add_kernel("log_softmax", "cpu", FLOATS, log_softmax_kernel, name="numpy", priority=1)
+
+
+def _softmax_api(op, name: str, doc: str):
+    def api(x, axis=-1, dtype=None, name=None) -> Tensor:
+        from .elementwise import cast
+        x = as_tensor(op.name, "x", x)
+        if dtype is not None:
+            x = cast(x, dtype)
+        return dispatch(op, (x,), {"axis": normalize_axis(op.name, axis, x._data.ndim)})
+    api.__name__ = api.__qualname__ = name
+    api.__doc__ = doc
+    return api
+
+
+softmax = _softmax_api(SOFTMAX, "softmax", "exp(x) / sum(exp(x)) along `axis`, computed stably; "
+                                           "`dtype` casts x first.")
+log_softmax = _softmax_api(LOG_SOFTMAX, "log_softmax", "log(softmax(x)) along `axis`, computed stably; "
+                                                       "`dtype` casts x first.")
+
+
+def _register_numba_softmax() -> None:
+    """numba kernels beside numpy's (kernels/cpu/softmax.py); they compile on first use."""
+    from ..kernels.cpu.softmax import log_softmax_numba, softmax_numba
+    add_kernel("softmax", "cpu", ("float32", "float64"), softmax_numba, name="numba")
+    add_kernel("log_softmax", "cpu", ("float32", "float64"), log_softmax_numba, name="numba")
+
+
+_register_numba_softmax()
+
+__all__ = ["amax", "amin", "argmax", "argmin", "cumsum", "log_softmax", "logsumexp", "max", "mean", "min", "norm",
+           "prod", "softmax", "std", "sum", "var"]
+TENSOR_METHODS = [n for n in __all__ if n not in ("softmax", "log_softmax")]
