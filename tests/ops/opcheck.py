@@ -59,7 +59,7 @@ def _fill(rng, shape, dtype, low, high):
     if dtype.kind == "f":
         return rng.uniform(low, high, shape).astype(dtype)
     if dtype.kind == "b":
-        return rng.random(shape) < 0.5
+        return np.asarray(rng.random(shape) < 0.5)
     return rng.integers(int(low), int(high) + 1, shape).astype(dtype)
 
 

@@ -194,3 +194,14 @@ def test_scale_op():
     assert x.grad.numpy().tolist() == [2.0, 2.0]
     with pytest.raises(InvalidArgument, match="scale: 'scale' got str"):
         paddle.scale(x, scale="2")
+
+
+def test_integer_numba_kernels_keep_the_integer_dtype():
+    from minipaddle.framework.registry import KernelKey, get_op
+    a = np.array([3, -4], np.int64)
+    for name in ("add", "multiply", "abs"):
+        kernels = {k.name: k.fn for k in get_op(name).kernels[KernelKey("cpu", np.dtype("int64"))]}
+        args = (a, a) if name != "abs" else (a,)
+        out = kernels["numba"](*args)
+        assert out.dtype == np.int64, name
+        np.testing.assert_array_equal(out, kernels["numpy"](*args))

@@ -105,13 +105,12 @@ RELU6 = register_op("relu6", inputs=("x",), infer_meta=float_unary_meta_for("rel
 SIGMOID = register_op("sigmoid", inputs=("x",), infer_meta=float_unary_meta_for("sigmoid"),
                       backward=sigmoid_grad, save=("out",))
 # Kernel choice, timeit on float32 kernels called directly, 16 elements / 1M elements:
-#   relu:    numba 2.0 us / 0.43 ms, np.maximum 2.4 us / 1.3 ms. numba is faster, but
-#            primitives.relu gives nan for -inf (0.0 * -inf), so numpy stays the default until then.
+#   relu:    numba 2.0 us / 0.43 ms, np.maximum 2.4 us / 1.3 ms: numba is the default.
 #   sigmoid: numba 2.2 us / 13 ms (a scalar float64 exp per element), numpy 1/(1+exp(-x)) in place
 #            8.6 us / 2.3 ms (SIMD exp; errstate costs ~2.5 us): numpy is the default, since big
 #            tensors are where training spends its time. The autotuner can pick per shape class.
 #   relu6:   numba 2.0 us / 0.44 ms beats np.clip 6.5 us / 0.46 ms: numba only.
-register_ufunc_kernels("relu", P.relu, _relu_numpy)
+register_ufunc_kernels("relu", P.relu, _relu_numpy, prefer_numba=True)
 register_ufunc_kernels("relu6", P.relu6)
 register_ufunc_kernels("sigmoid", P.sigmoid, _sigmoid_numpy)
 
@@ -248,8 +247,7 @@ GELU = register_op("gelu", inputs=("x",), infer_meta=gelu_meta, backward=gelu_gr
 SILU = register_op("silu", inputs=("x",), infer_meta=float_unary_meta_for("silu"), backward=silu_grad,
                    save=("x",))
 _numba_kernels("gelu", gelu_kernel, _GELU)  # numpy has no erf: numba only
-# primitives.silu calls sigmoid, a plain Python function numba cannot call; silu_inline writes it out
-register_ufunc_kernels("silu", P.silu_inline)
+register_ufunc_kernels("silu", P.silu)
 
 
 def gelu(x, approximate=False, name=None) -> Tensor:

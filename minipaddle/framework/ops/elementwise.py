@@ -39,8 +39,13 @@ def float_unary_meta_for(name: str):
     return float_unary_meta
 
 
-def register_ufunc_kernels(name: str, primitive, numpy_fn=None, *, floats_only: bool = True) -> None:
-    """numba ufunc kernels from `primitive` (+ float16 by upcast), and numpy's ufunc if given."""
+def register_ufunc_kernels(name: str, primitive, numpy_fn=None, *, floats_only: bool = True,
+                           prefer_numba: bool = False) -> None:
+    """numba ufunc kernels from `primitive` (+ float16 by upcast), and numpy's ufunc if given.
+
+    numpy's kernel is the default (it needs no compile) unless `prefer_numba` says the
+    numba one measured faster.
+    """
     if primitive is not None:
         arity = primitive.__code__.co_argcount
         if floats_only:
@@ -53,7 +58,7 @@ def register_ufunc_kernels(name: str, primitive, numpy_fn=None, *, floats_only: 
         add_kernel(name, "cpu", ("float16",), upcast_float16(ufunc), name="numba")
     if numpy_fn is not None:
         dtypes = FLOATS if floats_only else NUMERIC
-        add_kernel(name, "cpu", dtypes, numpy_fn, name="numpy", priority=1)
+        add_kernel(name, "cpu", dtypes, numpy_fn, name="numpy", priority=-1 if prefer_numba else 1)
 
 
 def _binary_api(op, name: str):

@@ -109,7 +109,7 @@ def sigmoid(x):
 
 
 def relu(x):
-    return x if x > 0 else 0.0 * x
+    return x if x > 0 or x != x else 0.0  # x != x: NaN stays NaN
 
 
 def leaky_relu(x, negative_slope):
@@ -137,7 +137,11 @@ def softplus(x, beta, threshold):
 
 
 def silu(x):
-    return x * sigmoid(x)
+    # sigmoid written out: a numba ufunc cannot call another plain-Python function
+    if x >= 0:
+        return x / (1.0 + math.exp(-x))
+    z = math.exp(x)
+    return x * z / (1.0 + z)
 
 
 def relu6(x):
@@ -185,11 +189,3 @@ def tanhshrink(x):
 
 def softsign(x):
     return x / (1.0 + math.fabs(x))
-
-
-def silu_inline(x):
-    # silu with sigmoid written out: a numba ufunc cannot call the plain-Python sigmoid above
-    if x >= 0:
-        return x / (1.0 + math.exp(-x))
-    z = math.exp(x)
-    return x * z / (1.0 + z)

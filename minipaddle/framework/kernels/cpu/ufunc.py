@@ -12,8 +12,9 @@ import numpy as np
 
 FLOAT_UNARY = ("float32(float32)", "float64(float64)")
 FLOAT_BINARY = ("float32(float32, float32)", "float64(float64, float64)")
-NUMERIC_UNARY = FLOAT_UNARY + ("int32(int32)", "int64(int64)")
-NUMERIC_BINARY = FLOAT_BINARY + ("int32(int32, int32)", "int64(int64, int64)")
+# ints first: numpy takes the first loop it can cast to safely, and int64 -> float64 is "safe"
+NUMERIC_UNARY = ("int32(int32)", "int64(int64)") + FLOAT_UNARY
+NUMERIC_BINARY = ("int32(int32, int32)", "int64(int64, int64)") + FLOAT_BINARY
 FLOAT_PREDICATE = ("boolean(float32)", "boolean(float64)")
 
 
