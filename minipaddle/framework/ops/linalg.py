@@ -74,9 +74,7 @@ def _matmul_shape(xs: tuple, ys: tuple, transpose_x: bool, transpose_y: bool) ->
 def matmul_grad(node, dout):
     """d(x @ y): dx = dout @ y^T, dy = x^T @ dout -- with the transposes folded into flags."""
     from .manipulation import reshape
-    x, y = node.x, node.y
-    tx = node.attrs.get("transpose_x", False)  # absent when the call left them at their defaults
-    ty = node.attrs.get("transpose_y", False)
+    x, y, tx, ty = node.x, node.y, node.transpose_x, node.transpose_y
     x_shape, y_shape = node.input_metas[0][0], node.input_metas[1][0]
     if len(x_shape) == 1 or len(y_shape) == 1:  # undo the 1-D promotion: work on matrices
         dout_shape = list(node.out_metas[0][0])

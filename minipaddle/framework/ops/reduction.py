@@ -32,10 +32,14 @@ def reduced_shape(shape: tuple, axes: tuple | None, keepdim: bool) -> tuple:
     return tuple(n for i, n in enumerate(shape) if i not in axes)
 
 
-def keep_reduced(t: Tensor, input_shape: tuple, axes: tuple | None, keepdim: bool) -> Tensor:
-    """A reduction's output (or its gradient) with the reduced axes kept as size 1."""
+def align_reduced(t: Tensor, input_shape: tuple, axes: tuple | None, keepdim: bool) -> Tensor:
+    """A reduction's output (or its gradient) shaped to broadcast against the input.
+
+    The reduced axes come back as size-1 dims -- except leading ones (axis=None, axis=0),
+    which numpy's right-aligned broadcasting lines up without a reshape.
+    """
     from .manipulation import reshape
-    if keepdim:
+    if keepdim or axes is None or axes == tuple(range(len(axes))):
         return t
     return reshape(t, list(reduced_shape(input_shape, axes, True)))
 
@@ -43,7 +47,7 @@ def keep_reduced(t: Tensor, input_shape: tuple, axes: tuple | None, keepdim: boo
 def expand_reduced(dout: Tensor, input_shape: tuple, axes: tuple | None, keepdim: bool) -> Tensor:
     """Bring a reduction's output gradient back to the input's shape."""
     from .manipulation import broadcast_to
-    return broadcast_to(keep_reduced(dout, input_shape, axes, keepdim), list(input_shape))
+    return broadcast_to(align_reduced(dout, input_shape, axes, keepdim), list(input_shape))
 
 
 def reduced_count(shape: tuple, axes: tuple | None) -> int:
@@ -143,7 +147,7 @@ def mean_grad(node, dout):
     from .elementwise import scale
     shape = node.input_metas[0][0]
     count = reduced_count(shape, node.axis)
-    return scale(expand_reduced(dout, shape, node.axis, node.keepdim), 1.0 / count if count else 1.0)
+    return expand_reduced(scale(dout, 1.0 / count if count else 1.0), shape, node.axis, node.keepdim)
 
 
 def mean_kernel(x, axis=None, keepdim=False):
@@ -166,8 +170,8 @@ def _extremum_grad(node, dout, share: bool):
     from .elementwise import cast, where, zeros_like
     shape, axes, keepdim = node.input_metas[0][0], node.axis, node.keepdim
     x = node.x
-    hit = x == keep_reduced(node.out, shape, axes, keepdim)
-    dout = keep_reduced(dout, shape, axes, keepdim)
+    hit = x == align_reduced(node.out, shape, axes, keepdim)
+    dout = align_reduced(dout, shape, axes, keepdim)
     if share:
         ties = sum(cast(hit, x._data.dtype), axis=axes, keepdim=True)
         dout = dout / ties
@@ -222,7 +226,7 @@ def prod_grad(node, dout):
     p = prod(nonzero_x, axis=axes, keepdim=True)
     zeros_in_slice = sum(is_zero, axis=axes, keepdim=True)
     others = where(is_zero, where(zeros_in_slice == 1, p, 0.0), where(zeros_in_slice == 0, p / nonzero_x, 0.0))
-    return others * keep_reduced(dout, shape, axes, keepdim)
+    return others * align_reduced(dout, shape, axes, keepdim)
 
 
 def prod_kernel(x, axis=None, keepdim=False):
@@ -341,8 +345,8 @@ def cumsum(x, axis=None, dtype=None, name=None) -> Tensor:
 def logsumexp_grad(node, dout):
     from .elementwise import exp
     shape, axes, keepdim = node.input_metas[0][0], node.axis, node.keepdim
-    softmax_x = exp(node.x - keep_reduced(node.out, shape, axes, keepdim))
-    return keep_reduced(dout, shape, axes, keepdim) * softmax_x
+    softmax_x = exp(node.x - align_reduced(node.out, shape, axes, keepdim))
+    return align_reduced(dout, shape, axes, keepdim) * softmax_x
 
 
 def logsumexp_kernel(x, axis=None, keepdim=False):
@@ -373,15 +377,15 @@ def _centered_over_dof(node, x):
 
 def var_grad(node, dout):
     shape, axes, keepdim = node.input_metas[0][0], node.axis, node.keepdim
-    return keep_reduced(dout, shape, axes, keepdim) * 2.0 * _centered_over_dof(node, node.x)
+    return align_reduced(dout, shape, axes, keepdim) * 2.0 * _centered_over_dof(node, node.x)
 
 
 def std_grad(node, dout):
     from .elementwise import where
     shape, axes, keepdim = node.input_metas[0][0], node.axis, node.keepdim
-    std_k = keep_reduced(node.out, shape, axes, keepdim)
+    std_k = align_reduced(node.out, shape, axes, keepdim)
     safe_std = where(std_k == 0.0, std_k + 1.0, std_k)  # a constant slice has std 0: gradient 0, not nan
-    return keep_reduced(dout, shape, axes, keepdim) * _centered_over_dof(node, node.x) / safe_std
+    return align_reduced(dout, shape, axes, keepdim) * _centered_over_dof(node, node.x) / safe_std
 
 
 def var_kernel(x, axis=None, keepdim=False, unbiased=True):
@@ -424,12 +428,12 @@ def p_norm_grad(node, dout):
     from .elementwise import abs, pow, sign, where, zeros_like
     shape, axes, keepdim, p = node.input_metas[0][0], node.axis, node.keepdim, node.porder
     x = node.x
-    dout = keep_reduced(dout, shape, axes, keepdim)
+    dout = align_reduced(dout, shape, axes, keepdim)
     if p == 0.0:
         return zeros_like(x)
     if p == 1.0:
         return dout * sign(x)
-    norm_k = keep_reduced(node.out, shape, axes, keepdim)
+    norm_k = align_reduced(node.out, shape, axes, keepdim)
     if np.isinf(p):  # the largest (smallest) |x| gets it, every tie in full, like max
         return where(abs(x) == norm_k, dout * sign(x), zeros_like(x))
     safe_norm = where(norm_k == 0.0, norm_k + 1.0, norm_k)  # at x = 0 the gradient is 0, not 0/0
