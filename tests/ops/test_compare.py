@@ -168,8 +168,6 @@ def test_any_all_match_numpy_over_drawn_axes(name, data):
     assert_forward(out, np.asarray(expected))
 
 
-@pytest.mark.xfail(strict=True, reason="compare.py bug: _any_kernel/_all_kernel pass axis=(0,) to numpy for a "
-                                       "0-D x (numpy's AxisError); reduction.py maps it to None for 0-D")
 @pytest.mark.parametrize("name", ["any", "all"])
 def test_any_all_of_a_0d_tensor_over_axis_0(name):
     x = paddle.to_tensor(True)

@@ -11,6 +11,7 @@ from ..dispatch import dispatch
 from ..registry import MetaTensor, add_kernel, register_op
 from ..tensor import Tensor
 from .common import ALL, FLOATS, as_tensor, binary_operands, broadcast_shape, require_dtype, same_dtype
+from .reduction import _np_axis
 
 BOOL = np.dtype(bool)
 
@@ -144,11 +145,11 @@ def _reduce_bool_meta_for(name: str):
 
 
 def _any_kernel(x, axis=None, keepdim=False):
-    return np.any(x, axis=axis, keepdims=keepdim)
+    return np.any(x, axis=_np_axis(x, axis), keepdims=keepdim)
 
 
 def _all_kernel(x, axis=None, keepdim=False):
-    return np.all(x, axis=axis, keepdims=keepdim)
+    return np.all(x, axis=_np_axis(x, axis), keepdims=keepdim)
 
 
 ANY = register_op("any", inputs=("x",), infer_meta=_reduce_bool_meta_for("any"),

@@ -12,8 +12,7 @@ import numpy as np
 
 from ..dispatch import dispatch
 from ..errors import InvalidArgument, invalid_argument
-from ..kernels.cpu.matmul import matmul_numba
-from ..registry import MetaTensor, add_kernel, register_op
+from ..registry import LazyKernel, MetaTensor, add_kernel, register_op
 from ..tensor import Tensor
 from .common import FLOATS, INTS, as_tensor, broadcast_shape
 
@@ -116,7 +115,8 @@ def matmul_blas(x, y, transpose_x=False, transpose_y=False):
 MATMUL = register_op("matmul", inputs=("x", "y"), infer_meta=matmul_meta, backward=matmul_grad,
                      save=("x", "y"), attrs={"transpose_x": (bool, False), "transpose_y": (bool, False)})
 add_kernel("matmul", "cpu", FLOATS + INTS, matmul_blas, name="blas", priority=1)
-add_kernel("matmul", "cpu", ("float32", "float64"), matmul_numba, name="numba")
+add_kernel("matmul", "cpu", ("float32", "float64"),
+           LazyKernel("minipaddle.framework.kernels.cpu.matmul:matmul_numba"), name="numba")
 
 
 def matmul(x, y, transpose_x=False, transpose_y=False, name=None) -> Tensor:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..dispatch import dispatch
 from ..errors import invalid_argument, unimplemented
-from ..registry import MetaTensor, add_kernel, register_op
+from ..registry import LazyKernel, MetaTensor, add_kernel, register_op
 from ..tensor import Tensor
 from .common import ALL, FLOATS, NUMERIC, as_tensor, dtype_of, normalize_axes, normalize_axis, require_dtype
 
@@ -552,14 +552,11 @@ log_softmax = _softmax_api(LOG_SOFTMAX, "log_softmax", "log(softmax(x)) along `a
                                                        "`dtype` casts x first.")
 
 
-def _register_numba_softmax() -> None:
-    """numba kernels beside numpy's (kernels/cpu/softmax.py); they compile on first use."""
-    from ..kernels.cpu.softmax import log_softmax_numba, softmax_numba
-    add_kernel("softmax", "cpu", ("float32", "float64"), softmax_numba, name="numba")
-    add_kernel("log_softmax", "cpu", ("float32", "float64"), log_softmax_numba, name="numba")
-
-
-_register_numba_softmax()
+# numba row kernels beside numpy's (kernels/cpu/softmax.py), imported and compiled on first use
+add_kernel("softmax", "cpu", ("float32", "float64"),
+           LazyKernel("minipaddle.framework.kernels.cpu.softmax:softmax_numba"), name="numba")
+add_kernel("log_softmax", "cpu", ("float32", "float64"),
+           LazyKernel("minipaddle.framework.kernels.cpu.softmax:log_softmax_numba"), name="numba")
 
 __all__ = ["amax", "amin", "argmax", "argmin", "cumsum", "log_softmax", "logsumexp", "max", "mean", "min", "norm",
            "prod", "softmax", "std", "sum", "var"]
