@@ -39,7 +39,7 @@ def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY):
         arrays = (inputs[0]._data,)
     else:
         arrays = tuple([t._data for t in inputs])
-    metas = op.infer_meta(*arrays, **attrs)
+    metas = op.infer_meta(*arrays, **attrs) if attrs else op.infer_meta(*arrays)
     first = arrays[op.kernel_input]
     fn = op._chosen.get(("cpu", first.dtype))
     if fn is None:
@@ -48,8 +48,10 @@ def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY):
         start = time.perf_counter_ns()
         result = fn(*arrays, **attrs)
         end = time.perf_counter_ns()
-    else:
+    elif attrs:
         result = fn(*arrays, **attrs)
+    else:
+        result = fn(*arrays)
 
     single = type(result) is not tuple
     if single:

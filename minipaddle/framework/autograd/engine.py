@@ -32,7 +32,7 @@ def grad_edge(tensor):
 def run_backward(outputs, grad_outputs, *, retain_graph: bool, create_graph: bool,
                  inputs=None, allow_unused: bool = False, api: str = "backward"):
     """Run backward from `outputs`; return the inputs' grads when `inputs` is given."""
-    roots = []
+    buffers: dict = {}  # node -> [grad per output], summed as gradients arrive
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         edge = grad_edge(out)
         if edge is None:
@@ -40,57 +40,55 @@ def run_backward(outputs, grad_outputs, *, retain_graph: bool, create_graph: boo
                 api, f"output {i} has stop_gradient=True, so there is no graph to differentiate.",
                 hint="set stop_gradient=False on the inputs you want gradients for.")
         if g is None:
-            g = Tensor._wrap(np.ones(out._data.shape, out._data.dtype))
+            ones = np.empty(out._data.shape, out._data.dtype)  # np.ones is a Python wrapper: slower
+            ones.fill(1)
+            g = Tensor._wrap(ones)
         elif g._data.shape != out._data.shape:
             raise invalid_argument(api, f"grad_outputs[{i}] has shape {list(g._data.shape)}, "
                                         f"expected the output's shape {list(out._data.shape)}.")
-        roots.append((edge, g))
+        _accumulate(buffers, edge[0], edge[1], g)
 
-    targets = None
+    targets = None   # paddle.grad: (node, index) -> positions in `inputs`
     if inputs is not None:
         targets = {}
         for i, t in enumerate(inputs):
             edge = grad_edge(t)
             if edge is None:
                 raise invalid_argument(api, f"inputs[{i}] has stop_gradient=True; no gradient can reach it.")
-            targets.setdefault((id(edge[0]), edge[1]), []).append(i)
+            targets.setdefault(edge, []).append(i)
 
-    deps, order_nodes = _count_dependencies([e[0] for e, _ in roots])
-    needed = _nodes_needed(order_nodes, targets) if targets is not None else None
-
-    buffers: dict[int, list] = {}
-    for (node, index), g in roots:
-        _accumulate(buffers, node, index, g)
-
+    roots = list(buffers)
+    deps = _count_dependencies(roots)
+    needed = _nodes_needed(deps, roots, targets) if targets is not None else None
     captured = [None] * (len(inputs) if inputs is not None else 0)
+
     prev_mode = mode.grad_enabled
     mode.grad_enabled = create_graph
     try:
-        ready = [e[0] for e, _ in roots if deps.get(id(e[0]), 0) == 0]
-        ready = list({id(n): n for n in ready}.values())
+        ready = [n for n in roots if n not in deps]
         while ready:
             node = ready.pop()
-            slots = buffers.pop(id(node), None)
-            if slots is not None:  # None: no gradient reached this node; it only passes deps on
-                grads = _run_hooks(node, slots)
+            grads = buffers.pop(node, None)
+            if grads is not None:  # None: no gradient reached this node; it only passes deps on
+                if node.tensor_hooks:
+                    _run_hooks(node, grads)
                 if targets is not None:
                     for index, g in enumerate(grads):
-                        for pos in targets.get((id(node), index), ()):
+                        for pos in targets.get((node, index), ()):
                             captured[pos] = g
-                if needed is None or id(node) in needed:
+                if needed is None or node in needed:
                     if type(node) is AccumulateGrad:
                         if targets is None:
                             _accumulate_leaf(node, grads[0], create_graph)
                     else:
                         _apply_node(node, grads, buffers, retain_graph, api)
             for edge in node.next_edges:
-                if edge is None:
-                    continue
-                child = edge[0]
-                key = id(child)
-                deps[key] -= 1
-                if deps[key] == 0:
-                    ready.append(child)
+                if edge is not None:
+                    child = edge[0]
+                    left = deps[child] - 1
+                    deps[child] = left
+                    if left == 0:
+                        ready.append(child)
     finally:
         mode.grad_enabled = prev_mode
 
@@ -106,73 +104,62 @@ def run_backward(outputs, grad_outputs, *, retain_graph: bool, create_graph: boo
     return captured
 
 
-def _count_dependencies(root_nodes):
-    """How many edges point at each node reachable from the roots."""
-    deps: dict[int, int] = {}
-    seen = {id(n): n for n in root_nodes}
-    stack = list(seen.values())
+def _count_dependencies(roots) -> dict:
+    """node -> how many edges point at it, for every node reachable from the roots."""
+    deps: dict = {}
+    stack = list(roots)
     while stack:
         node = stack.pop()
         for edge in node.next_edges:
-            if edge is None:
-                continue
-            child = edge[0]
-            key = id(child)
-            deps[key] = deps.get(key, 0) + 1
-            if key not in seen:
-                seen[key] = child
-                stack.append(child)
-    return deps, list(seen.values())
+            if edge is not None:
+                child = edge[0]
+                if child in deps:
+                    deps[child] += 1
+                else:
+                    deps[child] = 1
+                    stack.append(child)
+    return deps
 
 
-def _nodes_needed(nodes, targets) -> set[int]:
+def _nodes_needed(deps, roots, targets) -> set:
     """Nodes from which some target edge is reachable: only these must run for paddle.grad."""
-    target_nodes = {key[0] for key in targets}
-    memo: dict[int, bool] = {}
+    target_nodes = {node for node, _ in targets}
+    memo: dict = {}
 
     def leads(node) -> bool:
-        key = id(node)
-        if key in memo:
-            return memo[key]
-        memo[key] = False  # graphs are acyclic; this guards deep recursion re-entry
-        result = any(edge is not None and (id(edge[0]) in target_nodes or leads(edge[0]))
+        if node in memo:
+            return memo[node]
+        memo[node] = False  # graphs are acyclic; this only guards re-entry
+        result = any(edge is not None and (edge[0] in target_nodes or leads(edge[0]))
                      for edge in node.next_edges)
-        memo[key] = result
+        memo[node] = result
         return result
 
-    return {id(n) for n in nodes if leads(n)}
+    return {n for n in (*roots, *deps) if leads(n)}
 
 
 def _accumulate(buffers, node, index, g) -> None:
-    slots = buffers.get(id(node))
-    if slots is None:
-        slots = buffers[id(node)] = [None] * _num_outputs(node)
-        slots.append(node)  # keep the node alive while its grads wait
-    prev = slots[index]
+    grads = buffers.get(node)
+    if grads is None:
+        grads = buffers[node] = [None] * len(node.out_metas)
+    prev = grads[index]
     if prev is None:
-        slots[index] = g
+        grads[index] = g
     elif mode.grad_enabled:  # create_graph: the sum must be differentiable too
-        slots[index] = prev + g
+        grads[index] = prev + g
     else:
-        slots[index] = Tensor._wrap(prev._data + g._data)
+        grads[index] = Tensor._wrap(prev._data + g._data)
 
 
-def _num_outputs(node) -> int:
-    return 1 if type(node) is AccumulateGrad else len(node.out_metas)
-
-
-def _run_hooks(node, slots):
-    grads = slots[:-1]
-    hooks = node.tensor_hooks
-    if hooks:
-        for index, fns in hooks.items():
-            if grads[index] is None:
-                continue
-            for fn in list(fns):
-                replaced = fn(grads[index])
-                if replaced is not None:
-                    grads[index] = replaced
-    return grads
+def _run_hooks(node, grads) -> None:
+    """Tensor hooks see the summed gradient once; a returned tensor replaces it."""
+    for index, fns in node.tensor_hooks.items():
+        if grads[index] is None:
+            continue
+        for fn in list(fns):
+            replaced = fn(grads[index])
+            if replaced is not None:
+                grads[index] = replaced
 
 
 def _apply_node(node, grads, buffers, retain_graph, api) -> None:
@@ -180,25 +167,27 @@ def _apply_node(node, grads, buffers, retain_graph, api) -> None:
         raise precondition_not_met(
             api, f"the graph through '{node.op.name}' was already freed by an earlier backward.",
             hint="pass retain_graph=True to the first backward() to run backward through it again.")
-    for i, g in enumerate(grads):
+    for i, g in enumerate(grads):  # (not `None in grads`: that would call Tensor.__eq__)
         if g is None:  # an output nobody used: its gradient is zero
             shape, dtype = node.out_metas[i]
             grads[i] = Tensor._wrap(np.zeros(shape, dtype))
     input_grads = node.op.backward(node, *grads)
-    if not isinstance(input_grads, tuple):
+    if type(input_grads) is not tuple:
         input_grads = (input_grads,)
-    for i, edge in enumerate(node.next_edges):
-        if edge is None:
-            continue
-        g = input_grads[i]
-        if g is None:
-            continue
-        shape, dtype = node.input_metas[i]
-        if g._data.shape != shape:
-            g = _sum_to_shape(node.op.name, g, shape)
-        if g._data.dtype != dtype:
-            g = g.astype(dtype)
-        _accumulate(buffers, edge[0], edge[1], g)
+    metas = node.input_metas
+    i = 0
+    for edge in node.next_edges:
+        if edge is not None:
+            g = input_grads[i]
+            if g is not None:
+                shape, dtype = metas[i]
+                data = g._data
+                if data.shape != shape:
+                    g = _sum_to_shape(node.op.name, g, shape)
+                if data.dtype != dtype:
+                    g = g.astype(dtype)
+                _accumulate(buffers, edge[0], edge[1], g)
+        i += 1
     if not retain_graph:
         node.release()
 

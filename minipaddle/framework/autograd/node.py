@@ -124,6 +124,7 @@ class AccumulateGrad:
     __slots__ = ("tensor_ref", "tensor_hooks", "__weakref__")
     freed = False
     next_edges = ()
+    out_metas = (None,)  # one "output": the leaf's gradient
 
     def __init__(self, tensor) -> None:
         self.tensor_ref = weakref.ref(tensor)   # weak: the leaf owns this node, not the reverse

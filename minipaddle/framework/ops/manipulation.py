@@ -16,7 +16,7 @@ import numpy as np
 
 from ..dispatch import dispatch
 from ..errors import invalid_argument
-from ..registry import MetaTensor, add_kernel, register_op
+from ..registry import MetaTensor, add_kernel, new_meta, register_op
 from ..tensor import Tensor
 from .common import ALL, as_tensor, normalize_axis
 
@@ -151,7 +151,9 @@ def _expanded_shape(op: str, xshape: tuple, shape: tuple) -> tuple:
 
 
 def broadcast_to_meta(x, shape=()) -> MetaTensor:
-    return MetaTensor(_expanded_shape("broadcast_to", x.shape, shape), x.dtype)
+    if len(shape) == len(x.shape) and x.shape == shape:
+        return new_meta(shape, x.dtype)  # nothing to check: the common case in backward rules
+    return new_meta(_expanded_shape("broadcast_to", x.shape, shape), x.dtype)
 
 
 def expand_meta(x, shape=()) -> MetaTensor:
@@ -172,11 +174,19 @@ def expand_as_grad(node, dout):
 
 def broadcast_to_kernel(x, shape=()):
     target = _expanded_shape("expand", x.shape, shape) if -1 in shape else shape  # resolve -1: keep x's dim
-    return np.array(np.broadcast_to(x, target))  # a real copy: broadcast views are read-only
+    return _broadcast_copy(x, target)
+
+
+def _broadcast_copy(x: np.ndarray, shape: tuple) -> np.ndarray:
+    # a real copy (numpy's broadcast views are read-only); assigning into a new buffer
+    # broadcasts in C, where np.broadcast_to costs microseconds of Python per call
+    out = np.empty(shape, x.dtype)
+    out[...] = x
+    return out
 
 
 def expand_as_kernel(x, y):
-    return np.array(np.broadcast_to(x, y.shape))
+    return _broadcast_copy(x, y.shape)
 
 
 BROADCAST_TO = _unary_op("broadcast_to", broadcast_to_meta, expand_grad, {"shape": (tuple, ())},

@@ -16,6 +16,7 @@ from ..dispatch import dispatch
 from ..errors import invalid_argument, unimplemented
 from ..registry import LazyKernel, MetaTensor, add_kernel, register_op
 from ..tensor import Tensor
+from . import manipulation
 from .common import ALL, FLOATS, NUMERIC, as_tensor, dtype_of, normalize_axes, normalize_axis, require_dtype
 
 REAL = NUMERIC + ("int8", "int16", "uint8")   # every dtype but bool
@@ -26,6 +27,8 @@ FLOAT_ONLY = "a floating dtype (float16, float32, float64)"
 # ---- shape helpers (the autograd engine imports sum and expand_reduced) ---------------
 def reduced_shape(shape: tuple, axes: tuple | None, keepdim: bool) -> tuple:
     if axes is None:
+        if not keepdim:
+            return ()
         axes = tuple(range(len(shape)))
     if keepdim:
         return tuple(1 if i in axes else n for i, n in enumerate(shape))
@@ -38,16 +41,16 @@ def align_reduced(t: Tensor, input_shape: tuple, axes: tuple | None, keepdim: bo
     The reduced axes come back as size-1 dims -- except leading ones (axis=None, axis=0),
     which numpy's right-aligned broadcasting lines up without a reshape.
     """
-    from .manipulation import reshape
     if keepdim or axes is None or axes == tuple(range(len(axes))):
         return t
-    return reshape(t, list(reduced_shape(input_shape, axes, True)))
+    return manipulation.reshape(t, list(reduced_shape(input_shape, axes, True)))
 
 
 def expand_reduced(dout: Tensor, input_shape: tuple, axes: tuple | None, keepdim: bool) -> Tensor:
     """Bring a reduction's output gradient back to the input's shape."""
-    from .manipulation import broadcast_to
-    return broadcast_to(align_reduced(dout, input_shape, axes, keepdim), list(input_shape))
+    # input_shape is already checked: dispatch the op directly, without the API's parsing
+    return dispatch(manipulation.BROADCAST_TO, (align_reduced(dout, input_shape, axes, keepdim),),
+                    {"shape": input_shape})
 
 
 def reduced_count(shape: tuple, axes: tuple | None) -> int:
@@ -126,7 +129,8 @@ def sum_grad(node, dout):
 
 
 def sum_kernel(x, axis=None, keepdim=False, dtype=None):
-    return np.sum(x, axis=_np_axis(x, axis), keepdims=keepdim, dtype=_sum_dtype(x.dtype, dtype))
+    # np.add.reduce is np.sum without its Python wrapper (~1.5 µs a call)
+    return np.add.reduce(x, axis=_np_axis(x, axis), keepdims=keepdim, dtype=_sum_dtype(x.dtype, dtype))
 
 
 SUM = register_op("sum", inputs=("x",), infer_meta=sum_meta, backward=sum_grad,
@@ -137,7 +141,7 @@ add_kernel("sum", "cpu", ALL, sum_kernel, name="numpy")
 def sum(x, axis=None, dtype=None, keepdim=False, name=None) -> Tensor:
     """Sum over `axis` (None or [] for all axes); bool and int32 inputs sum into int64."""
     x = as_tensor("sum", "x", x)
-    axes = _axes("sum", axis, x._data.ndim)
+    axes = None if axis is None else _axes("sum", axis, x._data.ndim)
     return dispatch(SUM, (x,), {"axis": axes, "keepdim": bool(keepdim),
                                 "dtype": None if dtype is None else dtype_of("sum", dtype)})
 
