@@ -103,14 +103,17 @@ def _record(op: OpDef, inputs: tuple, attrs: dict, outs: tuple) -> None:
     node = GradNode(op, attrs, edges, metas, out_metas)
     if op.save:
         saved = node.saved
-        for name in op.save:
-            index = op._save_index[name]
-            if index >= 0:
+        for name, index in op._save_index.items():
+            if index >= 0:  # an input: keep the tensor and the version of its storage now
                 t = inputs[index]
-                saved[name] = (t, *_counter_of(t))
-            else:
+                root = t if t._base is None else t._base
+                counter = root._counter
+                if counter is None:
+                    counter = root._counter = VersionCounter()
+                saved[name] = (t, counter, counter.value)
+            else:           # an output: keep its array, not the tensor (that would be a cycle)
                 o = outs[-index - 1]
-                counter = _counter_of(o)[0]
+                counter = o._counter = VersionCounter()
                 saved[name] = SavedOutput(o._data, -index - 1, counter)
     index = 0
     for o in outs:
@@ -119,14 +122,6 @@ def _record(op: OpDef, inputs: tuple, attrs: dict, outs: tuple) -> None:
             o._node = node
             o._out_index = index
         index += 1
-
-
-def _counter_of(t):
-    root = t if t._base is None else t._base
-    counter = root._counter
-    if counter is None:
-        counter = root._counter = VersionCounter()
-    return counter, counter.value
 
 
 from .tensor import Tensor  # noqa: E402 - tensor.py imports this module's dispatch
