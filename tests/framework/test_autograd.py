@@ -339,3 +339,14 @@ def test_inplace_on_a_view_of_a_leaf_needing_grad_is_refused():
     with pytest.raises(PreconditionNotMet, match="view of a leaf tensor"):
         x.reshape([2, 1]).scale_(2.0)
     assert x.numpy().tolist() == [1.0, 2.0]
+
+
+def test_paddle_grad_no_grad_vars_block_their_paths():
+    x = leaf([2.0])
+    h = x * 3          # blocked below
+    y = h * x + x * x  # via h: 3x*... ; direct: x*h' + 2x
+    (g,) = paddle.grad(y, x, no_grad_vars=[h])
+    # with h held constant: dy/dx = h + 2x = 6 + 4
+    np.testing.assert_allclose(g.numpy(), [10.0])
+    with pytest.raises(InvalidArgument, match="no_grad_vars"):
+        paddle.grad(x * 2, x, no_grad_vars=[3.0])

@@ -67,7 +67,7 @@ def _fill(rng, shape, dtype, low, high):
 def numeric_grad(fn, arrays_: list[np.ndarray], cotangent: np.ndarray, eps: float = 1e-6) -> list[np.ndarray]:
     """d(sum(fn(*arrays) * cotangent))/d(arrays) by central differences (float64)."""
     grads = []
-    for i, a in enumerate(arrays_):
+    for a in arrays_:
         g = np.zeros_like(a)
         flat = a.reshape(-1)
         gflat = g.reshape(-1)

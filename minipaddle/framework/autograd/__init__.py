@@ -42,5 +42,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                            "one per output.")
     if retain_graph is None:
         retain_graph = create_graph
+    blocked = [] if no_grad_vars is None else _as_list("grad", "no_grad_vars", no_grad_vars)
     return run_backward(outs, gouts, retain_graph=retain_graph, create_graph=create_graph,
-                        inputs=ins, allow_unused=allow_unused, api="grad")
+                        inputs=ins, allow_unused=allow_unused, no_grad_vars=blocked, api="grad")

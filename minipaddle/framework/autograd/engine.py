@@ -30,8 +30,11 @@ def grad_edge(tensor):
 
 
 def run_backward(outputs, grad_outputs, *, retain_graph: bool, create_graph: bool,
-                 inputs=None, allow_unused: bool = False, api: str = "backward"):
-    """Run backward from `outputs`; return the inputs' grads when `inputs` is given."""
+                 inputs=None, allow_unused: bool = False, no_grad_vars=(), api: str = "backward"):
+    """Run backward from `outputs`; return the inputs' grads when `inputs` is given.
+
+    No gradient flows through the tensors in `no_grad_vars` (paddle.grad's argument).
+    """
     buffers: dict = {}  # node -> [grad per output], summed as gradients arrive
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         edge = grad_edge(out)
@@ -57,6 +60,12 @@ def run_backward(outputs, grad_outputs, *, retain_graph: bool, create_graph: boo
                 raise invalid_argument(api, f"inputs[{i}] has stop_gradient=True; no gradient can reach it.")
             targets.setdefault(edge, []).append(i)
 
+    blocked: dict = {}  # node -> output indices whose gradient is dropped
+    for t in no_grad_vars:
+        edge = grad_edge(t)
+        if edge is not None:
+            blocked.setdefault(edge[0], []).append(edge[1])
+
     roots = list(buffers)
     deps = _count_dependencies(roots)
     needed = _nodes_needed(deps, roots, targets) if targets is not None else None
@@ -69,6 +78,11 @@ def run_backward(outputs, grad_outputs, *, retain_graph: bool, create_graph: boo
         while ready:
             node = ready.pop()
             grads = buffers.pop(node, None)
+            if grads is not None and node in blocked:
+                for index in blocked[node]:
+                    grads[index] = None
+                if all(g is None for g in grads):
+                    grads = None
             if grads is not None:  # None: no gradient reached this node; it only passes deps on
                 if node.tensor_hooks:
                     _run_hooks(node, grads)

@@ -485,7 +485,7 @@ def triu(x, diagonal=0, name=None) -> Tensor:
 
 
 # The joining/slicing half of the family builds on the helpers above.
-from .joining import chunk, concat, pad, slice, split, stack, strided_slice
+from .joining import chunk, concat, pad, slice, split, stack, strided_slice  # noqa: E402
 
 __all__ = ["broadcast_to", "chunk", "concat", "expand", "expand_as", "flatten", "flip", "pad", "reshape", "roll",
            "slice", "split", "squeeze", "stack", "strided_slice", "tile", "transpose", "tril", "triu",
