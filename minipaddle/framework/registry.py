@@ -233,7 +233,7 @@ def kernel_fn(op: OpDef, key: KernelKey) -> Callable:
     if fn is None:
         fn = select_kernel(op, key).fn
         resolve = getattr(fn, "resolve", None)
-        if resolve is not None:  # a LazyUfunc: compile (or load from cache) now, call it directly after
+        if resolve is not None:  # a lazy kernel (LazyKernel, ElementwiseKernel): the callable to run
             fn = resolve()
         op._chosen[key] = fn
     return fn

@@ -1,8 +1,8 @@
 """Activations: relu, relu6, sigmoid, leaky_relu, gelu, elu, softplus, silu, clip, hardtanh,
 hardsigmoid, hardswish, mish, tanhshrink, softsign.
 
-Each op's math is a scalar primitive (primitives.py) compiled to a numba ufunc. An op with
-scalar attributes (leaky_relu's negative_slope, clip's min/max) passes them to the ufunc as
+Each op's math is a scalar primitive (primitives.py) compiled to a numba loop. An op with
+scalar attributes (leaky_relu's negative_slope, clip's min/max) passes them to the kernel as
 extra scalar arguments through a small module-level kernel:
 
     def leaky_relu_kernel(x, negative_slope=0.01):
@@ -20,13 +20,13 @@ import numpy as np
 
 from ..dispatch import dispatch
 from ..errors import invalid_argument
-from ..kernels.cpu.ufunc import FLOAT_BINARY, FLOAT_UNARY, LazyUfunc, upcast_float16
+from ..kernels.cpu.elementwise import FLOAT_BINARY, FLOAT_UNARY, ElementwiseKernel, upcast_float16
 from ..registry import MetaTensor, add_kernel, register_op
 from ..tensor import Tensor
 from . import primitives as P
 from .common import FLOATS, INTS, as_tensor, require_dtype
 from .elementwise import abs as absolute
-from .elementwise import erf, exp, float_unary_meta_for, register_ufunc_kernels, tanh, where, zeros_like
+from .elementwise import erf, exp, float_unary_meta_for, register_elementwise_kernels, tanh, where, zeros_like
 
 FLOAT_TERNARY = ("float32(float32, float32, float32)", "float64(float64, float64, float64)")
 INT_TERNARY = ("int32(int32, int32, int32)", "int64(int64, int64, int64)")
@@ -49,13 +49,13 @@ def _float_activation(name: str, x, **number_attrs) -> MetaTensor:
     return MetaTensor(x.shape, x.dtype)
 
 
-def _numba_kernels(name: str, kernel, ufunc: LazyUfunc, dtypes=("float32", "float64")) -> None:
-    """Register `kernel` (a thin caller of `ufunc`) for `dtypes`, and for float16 by upcast.
+def _numba_kernels(name: str, kernel, loop: ElementwiseKernel, dtypes=("float32", "float64")) -> None:
+    """Register `kernel` (a thin caller of `loop`) for `dtypes`, and for float16 by upcast.
 
-    Its `__wrapped__` is the ufunc, whose own is the primitive: describe() and the debugger
+    Its `__wrapped__` is the loop kernel, whose own is the primitive: describe() and the debugger
     land on the primitive's source, the math that actually runs.
     """
-    kernel.__wrapped__ = ufunc
+    kernel.__wrapped__ = loop
     add_kernel(name, "cpu", dtypes, kernel, name="numba")
     add_kernel(name, "cpu", ("float16",), upcast_float16(kernel), name="numba")
 
@@ -110,9 +110,9 @@ SIGMOID = register_op("sigmoid", inputs=("x",), infer_meta=float_unary_meta_for(
 #            8.6 us / 2.3 ms (SIMD exp; errstate costs ~2.5 us): numpy is the default, since big
 #            tensors are where training spends its time. The autotuner can pick per shape class.
 #   relu6:   numba 2.0 us / 0.44 ms beats np.clip 6.5 us / 0.46 ms: numba only.
-register_ufunc_kernels("relu", P.relu, _relu_numpy, prefer_numba=True)
-register_ufunc_kernels("relu6", P.relu6)
-register_ufunc_kernels("sigmoid", P.sigmoid, _sigmoid_numpy)
+register_elementwise_kernels("relu", P.relu, _relu_numpy, prefer_numba=True)
+register_elementwise_kernels("relu6", P.relu6)
+register_elementwise_kernels("sigmoid", P.sigmoid, _sigmoid_numpy)
 
 
 def relu(x, name=None) -> Tensor:
@@ -145,9 +145,9 @@ def softplus_grad(node, dout):
     return where(bx > node.threshold, dout, dout * sigmoid(bx))
 
 
-_LEAKY_RELU = LazyUfunc(P.leaky_relu, FLOAT_BINARY)
-_ELU = LazyUfunc(P.elu, FLOAT_BINARY)
-_SOFTPLUS = LazyUfunc(P.softplus, FLOAT_TERNARY)
+_LEAKY_RELU = ElementwiseKernel(P.leaky_relu, FLOAT_BINARY)
+_ELU = ElementwiseKernel(P.elu, FLOAT_BINARY)
+_SOFTPLUS = ElementwiseKernel(P.softplus, FLOAT_TERNARY)
 
 
 def leaky_relu_kernel(x, negative_slope=0.01):
@@ -233,8 +233,8 @@ def gelu_meta(x, approximate=False) -> MetaTensor:
     return MetaTensor(x.shape, x.dtype)
 
 
-_GELU = LazyUfunc(P.gelu, FLOAT_UNARY)
-_GELU_TANH = LazyUfunc(P.gelu_tanh, FLOAT_UNARY)
+_GELU = ElementwiseKernel(P.gelu, FLOAT_UNARY)
+_GELU_TANH = ElementwiseKernel(P.gelu_tanh, FLOAT_UNARY)
 
 
 def gelu_kernel(x, approximate=False):
@@ -247,7 +247,7 @@ GELU = register_op("gelu", inputs=("x",), infer_meta=gelu_meta, backward=gelu_gr
 SILU = register_op("silu", inputs=("x",), infer_meta=float_unary_meta_for("silu"), backward=silu_grad,
                    save=("x",))
 _numba_kernels("gelu", gelu_kernel, _GELU)  # numpy has no erf: numba only
-register_ufunc_kernels("silu", P.silu)
+register_elementwise_kernels("silu", P.silu)
 
 
 def gelu(x, approximate=False, name=None) -> Tensor:
@@ -294,7 +294,7 @@ def hardtanh_grad(node, dout):
 
 
 # int loops first: numpy takes the first loop the inputs cast to safely, and int64 -> float64 is "safe"
-_CLIP = LazyUfunc(P.clip, INT_TERNARY + FLOAT_TERNARY)
+_CLIP = ElementwiseKernel(P.clip, INT_TERNARY + FLOAT_TERNARY)
 
 
 def _bound(dtype: np.dtype, value, default_sign: int):
@@ -390,7 +390,7 @@ def hardsigmoid_meta(x, slope=0.1666667, offset=0.5) -> MetaTensor:
     return _float_activation("hardsigmoid", x, slope=slope, offset=offset)
 
 
-_HARDSIGMOID = LazyUfunc(P.hardsigmoid, FLOAT_TERNARY)
+_HARDSIGMOID = ElementwiseKernel(P.hardsigmoid, FLOAT_TERNARY)
 
 
 def hardsigmoid_kernel(x, slope=0.1666667, offset=0.5):
@@ -410,10 +410,10 @@ TANHSHRINK = register_op("tanhshrink", inputs=("x",), infer_meta=float_unary_met
 SOFTSIGN = register_op("softsign", inputs=("x",), infer_meta=float_unary_meta_for("softsign"),
                        backward=softsign_grad, save=("x",))
 _numba_kernels("hardsigmoid", hardsigmoid_kernel, _HARDSIGMOID)
-register_ufunc_kernels("hardswish", P.hardswish)
-register_ufunc_kernels("mish", P.mish)
-register_ufunc_kernels("tanhshrink", P.tanhshrink)
-register_ufunc_kernels("softsign", P.softsign)
+register_elementwise_kernels("hardswish", P.hardswish)
+register_elementwise_kernels("mish", P.mish)
+register_elementwise_kernels("tanhshrink", P.tanhshrink)
+register_elementwise_kernels("softsign", P.softsign)
 
 
 def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None) -> Tensor:

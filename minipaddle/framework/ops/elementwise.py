@@ -1,6 +1,6 @@
 """Elementwise math: binary arithmetic, unary math, cast, assign, where, scale.
 
-Every op's math is a scalar primitive (primitives.py) compiled to a numba ufunc; where
+Every op's math is a scalar primitive (primitives.py) compiled to a numba loop; where
 numpy already has the same ufunc (SIMD, no compile) it is registered beside it with a
 higher priority, so both are there to read, compare and autotune.
 """
@@ -10,8 +10,8 @@ import numpy as np
 
 from ..dispatch import dispatch
 from ..errors import invalid_argument
-from ..kernels.cpu.ufunc import (FLOAT_BINARY, FLOAT_UNARY, NUMERIC_BINARY, NUMERIC_UNARY,
-                                 LazyUfunc, upcast_float16)
+from ..kernels.cpu.elementwise import (FLOAT_BINARY, FLOAT_UNARY, NUMERIC_BINARY, NUMERIC_UNARY,
+                                 ElementwiseKernel, upcast_float16)
 from ..registry import MetaTensor, add_kernel, new_meta, register_op
 from ..tensor import Tensor
 from . import primitives as P
@@ -39,9 +39,9 @@ def float_unary_meta_for(name: str):
     return float_unary_meta
 
 
-def register_ufunc_kernels(name: str, primitive, numpy_fn=None, *, floats_only: bool = True,
-                           prefer_numba: bool = False) -> None:
-    """numba ufunc kernels from `primitive` (+ float16 by upcast), and numpy's ufunc if given.
+def register_elementwise_kernels(name: str, primitive, numpy_fn=None, *, floats_only: bool = True,
+                                 prefer_numba: bool = False) -> None:
+    """numba loop kernels from `primitive` (+ float16 by upcast), and numpy's ufunc if given.
 
     numpy's kernel is the default (it needs no compile) unless `prefer_numba` says the
     numba one measured faster.
@@ -52,10 +52,10 @@ def register_ufunc_kernels(name: str, primitive, numpy_fn=None, *, floats_only: 
             sigs = FLOAT_UNARY if arity == 1 else FLOAT_BINARY
         else:
             sigs = NUMERIC_UNARY if arity == 1 else NUMERIC_BINARY
-        ufunc = LazyUfunc(primitive, sigs)
+        kernel = ElementwiseKernel(primitive, sigs)
         add_kernel(name, "cpu", ("float32", "float64") + (() if floats_only else ("int32", "int64")),
-                   ufunc, name="numba")
-        add_kernel(name, "cpu", ("float16",), upcast_float16(ufunc), name="numba")
+                   kernel, name="numba")
+        add_kernel(name, "cpu", ("float16",), upcast_float16(kernel), name="numba")
     if numpy_fn is not None:
         dtypes = FLOATS if floats_only else NUMERIC
         add_kernel(name, "cpu", dtypes, numpy_fn, name="numpy", priority=-1 if prefer_numba else 1)
@@ -128,14 +128,14 @@ ELEMENTWISE_POW = register_op("elementwise_pow", inputs=("x", "y"),
                               infer_meta=binary_meta_for("elementwise_pow"),
                               backward=elementwise_pow_grad, save=("x", "y", "out"))
 
-register_ufunc_kernels("add", P.add, np.add, floats_only=False)
-register_ufunc_kernels("subtract", P.subtract, np.subtract, floats_only=False)
-register_ufunc_kernels("multiply", P.multiply, np.multiply, floats_only=False)
-register_ufunc_kernels("maximum", P.maximum, np.maximum, floats_only=False)
-register_ufunc_kernels("minimum", P.minimum, np.minimum, floats_only=False)
-register_ufunc_kernels("divide", P.divide, np.divide)
-register_ufunc_kernels("remainder", None, np.remainder, floats_only=False)  # Python's sign rule, as Paddle
-register_ufunc_kernels("elementwise_pow", None, np.power)
+register_elementwise_kernels("add", P.add, np.add, floats_only=False)
+register_elementwise_kernels("subtract", P.subtract, np.subtract, floats_only=False)
+register_elementwise_kernels("multiply", P.multiply, np.multiply, floats_only=False)
+register_elementwise_kernels("maximum", P.maximum, np.maximum, floats_only=False)
+register_elementwise_kernels("minimum", P.minimum, np.minimum, floats_only=False)
+register_elementwise_kernels("divide", P.divide, np.divide)
+register_elementwise_kernels("remainder", None, np.remainder, floats_only=False)  # Python's sign rule, as Paddle
+register_elementwise_kernels("elementwise_pow", None, np.power)
 
 
 def _int_floor_divide(x, y):
@@ -267,7 +267,7 @@ def zero_grad(node, dout):
 def _unary(name, primitive, numpy_fn, backward, save=(), floats_only=True):
     meta = float_unary_meta_for(name) if floats_only else unary_meta
     op = register_op(name, inputs=("x",), infer_meta=meta, backward=backward, save=save)
-    register_ufunc_kernels(name, primitive, numpy_fn, floats_only=floats_only)
+    register_elementwise_kernels(name, primitive, numpy_fn, floats_only=floats_only)
 
     def api(x, name=None) -> Tensor:
         return dispatch(op, (as_tensor(op.name, "x", x),))

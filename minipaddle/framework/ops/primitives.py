@@ -1,8 +1,8 @@
 """Scalar primitives: elementwise math written once, as plain Python functions of scalars.
 
 Each function here is the single definition of an elementwise op's math (Paddle's
-Primitive API idea). numba compiles it into a CPU ufunc (kernels/cpu/ufunc.py) and a
-CUDA ufunc (the GPU backend) -- and you can call it on Python floats to check it by hand:
+Primitive API idea). numba compiles it into a CPU loop (kernels/cpu/elementwise.py) and a
+CUDA kernel (the GPU backend) -- and you can call it on Python floats to check it by hand:
 
     >>> primitives.gelu(1.0)
     0.8413447460685429
@@ -137,7 +137,7 @@ def softplus(x, beta, threshold):
 
 
 def silu(x):
-    # sigmoid written out: a numba ufunc cannot call another plain-Python function
+    # sigmoid written out: numba cannot call another plain-Python function
     if x >= 0:
         return x / (1.0 + math.exp(-x))
     z = math.exp(x)
