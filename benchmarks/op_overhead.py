@@ -195,7 +195,8 @@ def main(argv: list[str] | None = None) -> int:
 
     frameworks = [fw for fw in FRAMEWORKS if available(fw)]
     medians, versions = measure(frameworks, args.rounds)
-    machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    cpu = platform.processor() or platform.machine()
+    machine = f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
     # other work on a 2-core machine moves these figures a lot: say how busy it was
     load = os.getloadavg()[0]
     print(f"\nmedian over {args.rounds} rounds of best-of-{REPEATS}; {machine}; load average {load:.2f}")
