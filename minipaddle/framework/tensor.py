@@ -216,12 +216,16 @@ class Tensor:
                                        f"changed in place has shape {list(self._data.shape)}.",
                                    hint="in-place ops cannot broadcast the tensor they change.")
         self._data[...] = result._data
+        self._take_history(result)
+        return self
+
+    def _take_history(self, result: "Tensor") -> None:
+        """After an in-place write: bump the version; in the graph, self now stands for `result`."""
         self._bump_version()
         if result._node is not None:
             self._node = result._node
             self._out_index = result._out_index
             self.stop_gradient = False
-        return self
 
     def set_value(self, value) -> "Tensor":
         """Overwrite the values (same shape) without recording a gradient, as Paddle does."""

@@ -36,11 +36,7 @@ def _make_inplace_view(name: str, fn):
         self._check_inplace(f"{name}_")
         result = fn(self, *args, **kwargs)
         self._data = self._data.reshape(result._data.shape)  # same memory, new shape
-        self._bump_version()
-        if result._node is not None:
-            self._node = result._node
-            self._out_index = result._out_index
-            self.stop_gradient = False
+        self._take_history(result)
         return self
     method.__name__ = method.__qualname__ = f"{name}_"
     method.__doc__ = f"In-place {name}: this tensor takes the new shape, sharing its storage."

@@ -11,15 +11,20 @@ from numba import njit
 
 
 @njit(cache=True)
+def _row_shift(x, r):
+    """The row's max, subtracted before exp so it never overflows (0 when the max is not finite)."""
+    m = -np.inf
+    for j in range(x.shape[1]):
+        m = max(m, x[r, j])
+    return m if np.isfinite(m) else 0.0
+
+
+@njit(cache=True)
 def softmax_rows(x, out):
     """out[r] = exp(x[r] - max(x[r])) / sum(...) for each row r of a (rows, n) array."""
     rows, n = x.shape
     for r in range(rows):
-        m = -np.inf
-        for j in range(n):
-            m = max(m, x[r, j])
-        if not np.isfinite(m):
-            m = 0.0
+        m = _row_shift(x, r)
         total = 0.0
         for j in range(n):
             e = np.exp(x[r, j] - m)
@@ -34,11 +39,7 @@ def log_softmax_rows(x, out):
     """out[r] = x[r] - max - log(sum(exp(x[r] - max))) for each row r of a (rows, n) array."""
     rows, n = x.shape
     for r in range(rows):
-        m = -np.inf
-        for j in range(n):
-            m = max(m, x[r, j])
-        if not np.isfinite(m):
-            m = 0.0
+        m = _row_shift(x, r)
         total = 0.0
         for j in range(n):
             total += np.exp(x[r, j] - m)
