@@ -85,7 +85,7 @@ class GradNode:
     def _unpack(self, key: str, item):
         if type(item) is SavedOutput:
             if item.counter.value != item.version:
-                raise _modified_error(self.op.name, key, item.version, item.counter.value)
+                raise _modified_error(self.op.name, f"output '{key}'", item.version, item.counter.value)
             t = Tensor._wrap(item.data)
             if item.data.dtype.kind == "f":  # int outputs (indices) never carry a gradient
                 t.stop_gradient = False
@@ -94,7 +94,7 @@ class GradNode:
             return t
         tensor, counter, version = item
         if counter is not None and counter.value != version:
-            raise _modified_error(self.op.name, key, version, counter.value)
+            raise _modified_error(self.op.name, f"input '{key}'", version, counter.value)
         return tensor
 
     def add_hook(self, index: int, hook: Callable) -> "HookHandle":
@@ -110,9 +110,9 @@ class GradNode:
         self.freed = True
 
 
-def _modified_error(op: str, key: str, saved_version: int, now: int):
+def _modified_error(op: str, which: str, saved_version: int, now: int):
     return precondition_not_met(
-        op, f"the tensor '{key}' saved for its backward was modified by an in-place op "
+        op, f"its {which}, saved for backward, was modified by an in-place op "
         f"(version {saved_version} when saved, {now} now), so its gradient would be wrong.",
         hint="use the out-of-place op (e.g. add instead of add_), or clone() the tensor before "
              "changing it.")
