@@ -272,3 +272,24 @@ def test_allclose_mismatched_shapes_name_the_op(name):
 def test_bad_arguments_are_rejected_naming_the_op(call, message):
     with pytest.raises(InvalidArgument, match=message):
         call(paddle.ones([2, 3]))
+
+
+@pytest.mark.parametrize("name, ref", [("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or),
+                                       ("bitwise_xor", np.bitwise_xor)])
+@pytest.mark.parametrize("dtype", ["bool", "int32", "int64"])
+def test_bitwise_ops_match_numpy_and_broadcast(name, ref, dtype):
+    rng = np.random.default_rng(3)
+    x = rng.integers(-8, 8, (2, 3)).astype(dtype)
+    y = rng.integers(-8, 8, (3,)).astype(dtype)
+    out = getattr(paddle, name)(paddle.to_tensor(x), paddle.to_tensor(y))
+    assert_forward(out, ref(x, y))
+    assert out.stop_gradient
+
+
+def test_bitwise_not_and_float_inputs_are_refused():
+    assert paddle.bitwise_not(paddle.to_tensor([0, 5])).numpy().tolist() == [-1, -6]
+    assert paddle.bitwise_not(paddle.to_tensor([True, False])).numpy().tolist() == [False, True]
+    with pytest.raises(InvalidArgument, match="bitwise_and: argument 'x' has dtype float32"):
+        paddle.bitwise_and(paddle.to_tensor([1.0]), paddle.to_tensor([1.0]))
+    with pytest.raises(InvalidArgument, match="bitwise_not: argument 'x' has dtype float32"):
+        ~paddle.to_tensor([1.0])
