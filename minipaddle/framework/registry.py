@@ -116,6 +116,7 @@ class OpDef:
     doc: str = ""
     kernel_input: int = 0   # which input's dtype picks the kernel (PHI's kernel key)
     variadic: bool = False  # the one input takes a list of tensors (concat, stack)
+    _attr_defaults: dict = field(default_factory=dict, repr=False)
     _save_index: dict = field(default_factory=dict, repr=False)
 
     def attr_defaults(self) -> dict[str, Any]:
@@ -123,6 +124,8 @@ class OpDef:
 
 
 OPS: dict[str, OpDef] = {}
+_GRAD_NODE_NAMES = {"op", "attrs", "saved", "next_edges", "input_metas", "out_metas", "tensor_hooks",
+                    "freed", "seq", "name", "unpack", "repack", "release", "add_hook"}
 
 
 def register_op(
@@ -152,6 +155,10 @@ def register_op(
     op = OpDef(name, tuple(inputs), tuple(outputs), attr_list, infer_meta, backward,
                tuple(save), differentiable_inputs, doc=doc, kernel_input=kernel_input)
     op.variadic = variadic
+    op._attr_defaults = {a.name: a.default for a in attr_list}
+    clash = set(op._attr_defaults) & _GRAD_NODE_NAMES
+    if clash:  # backward rules read attrs as node.<attr>; these names are the node's own
+        raise ValueError(f"op {name!r}: attribute names {sorted(clash)} are reserved by GradNode")
     for key in save:
         if key in inputs:
             op._save_index[key] = inputs.index(key)

@@ -8,6 +8,8 @@ themselves differentiable: double grad needs no extra code.
 """
 from __future__ import annotations
 
+from heapq import heappop, heappush
+
 import numpy as np
 
 from ..errors import invalid_argument, precondition_not_met
@@ -33,9 +35,12 @@ def run_backward(outputs, grad_outputs, *, retain_graph: bool, create_graph: boo
                  inputs=None, allow_unused: bool = False, no_grad_vars=(), api: str = "backward"):
     """Run backward from `outputs`; return the inputs' grads when `inputs` is given.
 
+    Nodes wait in a heap keyed by their creation number, newest first: every node that can send
+    a gradient to a node was made after it, so a node runs once, with all its gradients summed.
     No gradient flows through the tensors in `no_grad_vars` (paddle.grad's argument).
     """
     buffers: dict = {}  # node -> [grad per output], summed as gradients arrive
+    heap: list = []     # (-node.seq, node) for every node holding gradients
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         edge = grad_edge(out)
         if edge is None:
@@ -49,9 +54,9 @@ def run_backward(outputs, grad_outputs, *, retain_graph: bool, create_graph: boo
         elif g._data.shape != out._data.shape:
             raise invalid_argument(api, f"grad_outputs[{i}] has shape {list(g._data.shape)}, "
                                         f"expected the output's shape {list(out._data.shape)}.")
-        _accumulate(buffers, edge[0], edge[1], g)
+        _accumulate(buffers, heap, edge[0], edge[1], g)
 
-    targets = None   # paddle.grad: (node, index) -> positions in `inputs`
+    targets = needed = None  # paddle.grad: (node, index) -> positions in `inputs`; nodes worth running
     if inputs is not None:
         targets = {}
         for i, t in enumerate(inputs):
@@ -59,50 +64,38 @@ def run_backward(outputs, grad_outputs, *, retain_graph: bool, create_graph: boo
             if edge is None:
                 raise invalid_argument(api, f"inputs[{i}] has stop_gradient=True; no gradient can reach it.")
             targets.setdefault(edge, []).append(i)
-
+        needed = _nodes_needed(list(buffers), targets)
     blocked: dict = {}  # node -> output indices whose gradient is dropped
     for t in no_grad_vars:
         edge = grad_edge(t)
         if edge is not None:
             blocked.setdefault(edge[0], []).append(edge[1])
-
-    roots = list(buffers)
-    deps = _count_dependencies(roots)
-    needed = _nodes_needed(deps, roots, targets) if targets is not None else None
     captured = [None] * (len(inputs) if inputs is not None else 0)
 
     prev_mode = mode.grad_enabled
     mode.grad_enabled = create_graph
     try:
-        ready = [n for n in roots if n not in deps]
-        while ready:
-            node = ready.pop()
-            grads = buffers.pop(node, None)
-            if grads is not None and node in blocked:
+        while heap:
+            node = heappop(heap)[1]
+            grads = buffers.pop(node)
+            if blocked and node in blocked:
                 for index in blocked[node]:
                     grads[index] = None
                 if all(g is None for g in grads):
-                    grads = None
-            if grads is not None:  # None: no gradient reached this node; it only passes deps on
-                if node.tensor_hooks:
-                    _run_hooks(node, grads)
-                if targets is not None:
-                    for index, g in enumerate(grads):
-                        for pos in targets.get((node, index), ()):
-                            captured[pos] = g
-                if needed is None or node in needed:
-                    if type(node) is AccumulateGrad:
-                        if targets is None:
-                            _accumulate_leaf(node, grads[0], create_graph)
-                    else:
-                        _apply_node(node, grads, buffers, retain_graph, api)
-            for edge in node.next_edges:
-                if edge is not None:
-                    child = edge[0]
-                    left = deps[child] - 1
-                    deps[child] = left
-                    if left == 0:
-                        ready.append(child)
+                    continue
+            if node.tensor_hooks:
+                _run_hooks(node, grads)
+            if targets is not None:
+                for index, g in enumerate(grads):
+                    for pos in targets.get((node, index), ()):
+                        captured[pos] = g
+                if node not in needed:
+                    continue
+            if type(node) is AccumulateGrad:
+                if targets is None:
+                    _accumulate_leaf(node, grads[0], create_graph)
+            else:
+                _apply_node(node, grads, buffers, heap, retain_graph, api)
     finally:
         mode.grad_enabled = prev_mode
 
@@ -118,24 +111,7 @@ def run_backward(outputs, grad_outputs, *, retain_graph: bool, create_graph: boo
     return captured
 
 
-def _count_dependencies(roots) -> dict:
-    """node -> how many edges point at it, for every node reachable from the roots."""
-    deps: dict = {}
-    stack = list(roots)
-    while stack:
-        node = stack.pop()
-        for edge in node.next_edges:
-            if edge is not None:
-                child = edge[0]
-                if child in deps:
-                    deps[child] += 1
-                else:
-                    deps[child] = 1
-                    stack.append(child)
-    return deps
-
-
-def _nodes_needed(deps, roots, targets) -> set:
+def _nodes_needed(roots, targets) -> set:
     """Nodes from which some target edge is reachable: only these must run for paddle.grad."""
     target_nodes = {node for node, _ in targets}
     memo: dict = {}
@@ -149,13 +125,25 @@ def _nodes_needed(deps, roots, targets) -> set:
         memo[node] = result
         return result
 
-    return {n for n in (*roots, *deps) if leads(n)}
+    return {n for n in _reachable(roots) if leads(n)}
 
 
-def _accumulate(buffers, node, index, g) -> None:
+def _reachable(roots) -> list:
+    seen = dict.fromkeys(roots)
+    stack = list(roots)
+    while stack:
+        for edge in stack.pop().next_edges:
+            if edge is not None and edge[0] not in seen:
+                seen[edge[0]] = None
+                stack.append(edge[0])
+    return list(seen)
+
+
+def _accumulate(buffers, heap, node, index, g) -> None:
     grads = buffers.get(node)
     if grads is None:
         grads = buffers[node] = [None] * len(node.out_metas)
+        heappush(heap, (-node.seq, node))
     prev = grads[index]
     if prev is None:
         grads[index] = g
@@ -176,7 +164,7 @@ def _run_hooks(node, grads) -> None:
                 grads[index] = replaced
 
 
-def _apply_node(node, grads, buffers, retain_graph, api) -> None:
+def _apply_node(node, grads, buffers, heap, retain_graph, api) -> None:
     if node.freed:
         raise precondition_not_met(
             api, f"the graph through '{node.op.name}' was already freed by an earlier backward.",
@@ -185,7 +173,11 @@ def _apply_node(node, grads, buffers, retain_graph, api) -> None:
         if g is None:  # an output nobody used: its gradient is zero
             shape, dtype = node.out_metas[i]
             grads[i] = Tensor._wrap(np.zeros(shape, dtype))
-    input_grads = node.op.backward(node, *grads)
+    node.unpack()
+    try:
+        input_grads = node.op.backward(node, *grads)
+    finally:
+        node.repack()
     if type(input_grads) is not tuple:
         input_grads = (input_grads,)
     metas = node.input_metas
@@ -200,7 +192,7 @@ def _apply_node(node, grads, buffers, retain_graph, api) -> None:
                     g = _sum_to_shape(node.op.name, g, shape)
                 if data.dtype != dtype:
                     g = g.astype(dtype)
-                _accumulate(buffers, edge[0], edge[1], g)
+                _accumulate(buffers, heap, edge[0], edge[1], g)
         i += 1
     if not retain_graph:
         node.release()

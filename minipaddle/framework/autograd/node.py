@@ -11,12 +11,17 @@ input, or `None` when no gradient flows there. Leaves (tensors a user created wi
 """
 from __future__ import annotations
 
+import itertools
 import weakref
 from typing import Any, Callable
 
 from ..errors import precondition_not_met
 
 Tensor = None  # set by tensor.py once the class exists
+
+# Every node gets the next number when it is made. An op's node is made after the nodes of its
+# inputs, so running nodes from the highest number down is a topological order of any graph.
+sequence = itertools.count()
 
 
 class VersionCounter:
@@ -44,9 +49,10 @@ class GradNode:
     """The backward half of one op call."""
 
     __slots__ = ("op", "attrs", "saved", "next_edges", "input_metas", "out_metas",
-                 "tensor_hooks", "freed", "__weakref__")
+                 "tensor_hooks", "freed", "seq", "__weakref__", "__dict__")  # __dict__: see unpack()
 
     def __init__(self, op, attrs: dict, next_edges: tuple, input_metas: tuple, out_metas: tuple) -> None:
+        self.seq = next(sequence)       # creation order: a node's inputs' nodes always come earlier
         self.op = op                    # the OpDef; op.backward is the rule
         self.attrs = attrs
         self.saved: dict[str, Any] = {}
@@ -82,6 +88,25 @@ class GradNode:
                 return attr.default
         raise AttributeError(f"{self.name} has no saved tensor or attribute {key!r}")
 
+    def unpack(self) -> None:
+        """Before the backward rule runs: check every saved tensor's version, then make saved
+        tensors and attrs plain attributes (`node.x`, `node.axis`) so the rule reads them at full
+        speed. `repack()` drops them again, so no tensor keeps its own node alive."""
+        saved = self.saved
+        if saved is None:
+            raise precondition_not_met(
+                self.op.name, "the saved tensors of this graph were freed by an earlier backward.",
+                hint="pass retain_graph=True to the first backward() to run backward twice.")
+        values = self.__dict__
+        if self.op.attrs:
+            values.update(self.op._attr_defaults)
+            values.update(self.attrs)
+        for key, item in saved.items():
+            values[key] = self._unpack(key, item)
+
+    def repack(self) -> None:
+        self.__dict__.clear()
+
     def _unpack(self, key: str, item):
         if type(item) is SavedOutput:
             if item.counter.value != item.version:
@@ -108,6 +133,7 @@ class GradNode:
         """Drop saved tensors after a backward without retain_graph."""
         self.saved = None
         self.freed = True
+        self.__dict__.clear()
 
 
 def _modified_error(op: str, which: str, saved_version: int, now: int):
@@ -121,12 +147,13 @@ def _modified_error(op: str, which: str, saved_version: int, now: int):
 class AccumulateGrad:
     """The end of a backward path: adds the incoming gradient into a leaf's `.grad`."""
 
-    __slots__ = ("tensor_ref", "tensor_hooks", "__weakref__")
+    __slots__ = ("tensor_ref", "tensor_hooks", "seq", "__weakref__")
     freed = False
     next_edges = ()
     out_metas = (None,)  # one "output": the leaf's gradient
 
     def __init__(self, tensor) -> None:
+        self.seq = next(sequence)
         self.tensor_ref = weakref.ref(tensor)   # weak: the leaf owns this node, not the reverse
         self.tensor_hooks: dict[int, list] | None = None
 
