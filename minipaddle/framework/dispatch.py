@@ -26,6 +26,7 @@ from .registry import OpDef, kernel_fn
 static_builder = None
 
 _EMPTY: dict = {}
+_new = object.__new__
 
 
 def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY):
@@ -57,7 +58,8 @@ def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY):
     if single:
         if type(result) is not np.ndarray:
             result = np.asarray(result, dtype=metas.dtype)
-        out = Tensor._wrap(result)
+        out = _new(Tensor)  # Tensor._wrap, inlined: this is every op's path
+        out._data = result
         outs = (out,)
     else:
         outs = tuple(Tensor._wrap(r if type(r) is np.ndarray else np.asarray(r, dtype=m.dtype))
@@ -84,17 +86,20 @@ def _record(op: OpDef, inputs: tuple, attrs: dict, outs: tuple) -> None:
     diff = op.differentiable_inputs
     edges = []
     metas = []
-    for i, t in enumerate(inputs):
+    i = 0
+    for t in inputs:
         data = t._data
         metas.append((data.shape, data.dtype))
+        producer = t._node
         if i not in diff:
             edges.append(None)
-        elif t._node is not None:
-            edges.append((t._node, t._out_index))
+        elif producer is not None:
+            edges.append((producer, t._out_index))
         elif t.stop_gradient:
             edges.append(None)
         else:
             edges.append(grad_edge(t))
+        i += 1
     if len(outs) == 1:
         data = outs[0]._data
         out_metas = ((data.shape, data.dtype),)
