@@ -1,6 +1,9 @@
 """Eager op overhead: microseconds per call of tiny ops, minipaddle vs numpy, PyTorch (CPU) and Paddle.
 
-    python benchmarks/op_overhead.py [--rounds 5] [--json out.json]
+    python benchmarks/op_overhead.py [--rounds 5] [--json out.json] [--paddle-python PATH]
+
+PaddlePaddle is measured when it imports here, or with `--paddle-python` naming the interpreter of
+an environment that has it (Paddle pins its own numpy/protobuf, so it often lives in a venv of its own).
 
 For tiny tensors the arithmetic is nothing; what is measured is the framework's path from a Python
 call to a kernel and back (argument checks, dispatch, output wrapping, graph recording). Cases:
@@ -40,6 +43,8 @@ TARGETS = {"a": 1.5, "b": 1.5, "c": 0.5, "d": 1.0}
 FRAMEWORKS = ("minipaddle", "numpy", "torch", "paddle")
 REPEATS = 5
 REPEAT_SECONDS = 0.1
+# framework -> the Python interpreter its worker runs under (default: this one)
+INTERPRETERS: dict[str, str] = {}
 
 
 # ---- inside a worker subprocess: one framework ----
@@ -134,14 +139,14 @@ def worker(name: str) -> None:
 # ---- the driver: rounds of subprocesses, then the table ----
 
 def available(name: str) -> bool:
-    if name == "minipaddle":
+    if name == "minipaddle" or name in INTERPRETERS:
         return True
     return importlib.util.find_spec(name) is not None
 
 
 def run_worker(name: str) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--worker", name], check=False, capture_output=True,
-                         text=True)
+    python = INTERPRETERS.get(name, sys.executable)
+    out = subprocess.run([python, __file__, "--worker", name], check=False, capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError(f"{name} worker failed:\n{out.stderr}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -164,8 +169,9 @@ def measure(frameworks: list[str], rounds: int) -> tuple[dict, dict]:
 
 def table(medians: dict) -> str:
     frameworks = list(medians)
+    with_paddle = "paddle" in medians
     head = f"{'case':32}" + "".join(f"{fw:>12}" for fw in frameworks)
-    head += f"{'mp/torch':>10}{'target':>9}  "
+    head += f"{'mp/torch':>10}{'target':>9}  " + (f"{'mp/paddle':>11} (target < 1)" if with_paddle else "")
     lines = [head, "-" * len(head)]
     for case, label in CASES.items():
         row = f"({case}) {label:28}"
@@ -175,10 +181,13 @@ def table(medians: dict) -> str:
         mp, pt = medians.get("minipaddle", {}).get(case), medians.get("torch", {}).get(case)
         if mp is not None and pt is not None:
             ratio = mp / pt
-            verdict = "ok" if ratio <= TARGETS[case] else "MISSED"
+            verdict = "ok    " if ratio <= TARGETS[case] else "MISSED"
             row += f"{ratio:>9.2f}x{'<= ' + str(TARGETS[case]) + 'x':>9}  {verdict}"
         else:
-            row += f"{'n/a':>10}{'<= ' + str(TARGETS[case]) + 'x':>9}"
+            row += f"{'n/a':>10}{'<= ' + str(TARGETS[case]) + 'x':>9}        "
+        pd = medians.get("paddle", {}).get(case)
+        if mp is not None and pd is not None:
+            row += f"{mp / pd:>10.2f}x  {'ok' if mp < pd else 'MISSED'}"
         lines.append(row)
     return "\n".join(lines)
 
@@ -187,11 +196,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Eager op overhead, minipaddle vs numpy/PyTorch/Paddle.")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    parser.add_argument("--paddle-python", metavar="PATH", help="interpreter of an environment with paddlepaddle")
     parser.add_argument("--worker", choices=FRAMEWORKS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         worker(args.worker)
         return 0
+    if args.paddle_python:
+        INTERPRETERS["paddle"] = args.paddle_python
 
     frameworks = [fw for fw in FRAMEWORKS if available(fw)]
     medians, versions = measure(frameworks, args.rounds)
