@@ -3,7 +3,8 @@
     elementwise   add, multiply, exp, ..., cast, where      (math in primitives.py)
     activation    relu, sigmoid, gelu, ...
     compare       equal, less_than, logical_and, isnan, ...
-    reduction     sum, mean, max, softmax, ...
+    reduction     sum, mean, max, var, norm, ...
+    softmax       softmax, log_softmax
     manipulation  reshape, transpose, concat, ...
     indexing      __getitem__, gather, scatter, ...
     linalg        matmul, bmm, dot
@@ -17,9 +18,9 @@ import inspect
 
 from ..registry import OPS, get_op
 from . import (activation, compare, elementwise, indexing, linalg, manipulation,  # noqa: F401
-               reduction, sorting)
+               reduction, softmax, sorting)
 
-FAMILIES = (elementwise, activation, compare, reduction, manipulation, indexing, linalg, sorting)
+FAMILIES = (elementwise, activation, compare, reduction, softmax, manipulation, indexing, linalg, sorting)
 
 
 def list_ops() -> list[str]:

@@ -1,0 +1,89 @@
+"""softmax and log_softmax along one axis: numpy kernels (the default) and numba row kernels.
+
+Both subtract the max along the axis before exp, so no finite input overflows. Their gradients
+are written with ops on the saved output: softmax: out * (dout - sum(dout * out)); log_softmax:
+dout - exp(out) * sum(dout).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..dispatch import dispatch
+from ..registry import LazyKernel, MetaTensor, add_kernel, register_op
+from ..tensor import Tensor
+from .common import FLOATS, as_tensor, normalize_axis, require_dtype
+from .reduction import FLOAT_ONLY, sum
+
+
+def _softmax_meta_for(name: str):
+    def softmax_meta(x, axis=-1) -> MetaTensor:
+        require_dtype(name, "x", x, "f", FLOAT_ONLY)
+        return MetaTensor(x.shape, x.dtype)
+    softmax_meta.__qualname__ = f"{name}_meta"
+    return softmax_meta
+
+
+def softmax_grad(node, dout):
+    out = node.out
+    return out * (dout - sum(dout * out, axis=node.axis, keepdim=True))
+
+
+def log_softmax_grad(node, dout):
+    from .elementwise import exp
+    return dout - exp(node.out) * sum(dout, axis=node.axis, keepdim=True)
+
+
+def _shifted(x, axis):
+    """x minus its max along `axis` (0-D: axis None), so exp never overflows."""
+    axis = None if x.ndim == 0 else axis
+    m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
+    return x - np.where(np.isfinite(m), m, 0), axis
+
+
+def softmax_kernel(x, axis=-1):
+    shifted, axis = _shifted(x, axis)
+    e = np.exp(shifted)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def log_softmax_kernel(x, axis=-1):
+    shifted, axis = _shifted(x, axis)
+    with np.errstate(divide="ignore"):
+        return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+SOFTMAX = register_op("softmax", inputs=("x",), infer_meta=_softmax_meta_for("softmax"),
+                      backward=softmax_grad, save=("out",), attrs={"axis": (int, -1)})
+LOG_SOFTMAX = register_op("log_softmax", inputs=("x",), infer_meta=_softmax_meta_for("log_softmax"),
+                          backward=log_softmax_grad, save=("out",), attrs={"axis": (int, -1)})
+add_kernel("softmax", "cpu", FLOATS, softmax_kernel, name="numpy", priority=1)
+add_kernel("log_softmax", "cpu", FLOATS, log_softmax_kernel, name="numpy", priority=1)
+
+
+def _softmax_api(op, name: str, doc: str):
+    def api(x, axis=-1, dtype=None, name=None) -> Tensor:
+        from .elementwise import cast
+        x = as_tensor(op.name, "x", x)
+        if dtype is not None:
+            x = cast(x, dtype)
+        return dispatch(op, (x,), {"axis": normalize_axis(op.name, axis, x._data.ndim)})
+    api.__name__ = api.__qualname__ = name
+    api.__doc__ = doc
+    return api
+
+
+softmax = _softmax_api(SOFTMAX, "softmax", "exp(x) / sum(exp(x)) along `axis`, computed stably; "
+                                           "`dtype` casts x first.")
+log_softmax = _softmax_api(LOG_SOFTMAX, "log_softmax", "log(softmax(x)) along `axis`, computed stably; "
+                                                       "`dtype` casts x first.")
+
+
+# numba row kernels beside numpy's (kernels/cpu/softmax.py), imported and compiled on first use
+add_kernel("softmax", "cpu", ("float32", "float64"),
+           LazyKernel("minipaddle.framework.kernels.cpu.softmax:softmax_numba"), name="numba")
+add_kernel("log_softmax", "cpu", ("float32", "float64"),
+           LazyKernel("minipaddle.framework.kernels.cpu.softmax:log_softmax_numba"), name="numba")
+
+
+__all__ = ["softmax", "log_softmax"]
+TENSOR_METHODS: list[str] = []  # Paddle has no Tensor.softmax method
