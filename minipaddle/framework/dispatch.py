@@ -20,7 +20,7 @@ from . import instrument
 from .autograd import mode
 from .autograd.engine import grad_edge
 from .autograd.node import GradNode, SavedOutput, VersionCounter
-from .registry import OpDef, kernel_fn
+from .registry import KernelKey, OpDef, kernel_fn
 
 # Set by the static-graph builder while a Program is being recorded.
 static_builder = None
@@ -76,8 +76,7 @@ def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY):
     return out if single else outs
 
 
-def _key(array: np.ndarray):
-    from .registry import KernelKey
+def _key(array: np.ndarray) -> KernelKey:
     return KernelKey("cpu", array.dtype)
 
 
