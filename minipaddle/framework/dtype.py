@@ -55,8 +55,6 @@ _BY_NP = {d.np_dtype: d for d in ALL_DTYPES}
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NAME["bool_"] = bool_
 
-FLOAT_DTYPES = (np.dtype("float16"), np.dtype("float32"), np.dtype("float64"))
-INT_DTYPES = (np.dtype("int8"), np.dtype("uint8"), np.dtype("int16"), np.dtype("int32"), np.dtype("int64"))
 
 
 def convert_dtype(dtype: object) -> np.dtype:
@@ -87,14 +85,6 @@ def convert_dtype(dtype: object) -> np.dtype:
 def to_paddle_dtype(np_dtype: np.dtype) -> DType:
     """numpy dtype -> the DType users see."""
     return _BY_NP[np_dtype]
-
-
-def is_floating(np_dtype: np.dtype) -> bool:
-    return np_dtype.kind == "f"
-
-
-def is_integer(np_dtype: np.dtype) -> bool:
-    return np_dtype.kind in "iu"
 
 
 _default_float = np.dtype("float32")

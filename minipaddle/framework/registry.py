@@ -51,9 +51,6 @@ class LazyKernel:
             import importlib
             module, _, name = self.target.partition(":")
             self._fn = getattr(importlib.import_module(module), name)
-            resolve = getattr(self._fn, "resolve", None)
-            if resolve is not None:
-                self._fn = resolve()
         return self._fn
 
     def __call__(self, *args, **kwargs):
@@ -116,11 +113,8 @@ class OpDef:
     doc: str = ""
     kernel_input: int = 0   # which input's dtype picks the kernel (PHI's kernel key)
     variadic: bool = False  # the one input takes a list of tensors (concat, stack)
-    _attr_defaults: dict = field(default_factory=dict, repr=False)
+    attr_defaults: dict = field(default_factory=dict, repr=False)  # name -> default, for grad nodes
     _save_index: dict = field(default_factory=dict, repr=False)
-
-    def attr_defaults(self) -> dict[str, Any]:
-        return {a.name: a.default for a in self.attrs}
 
 
 OPS: dict[str, OpDef] = {}
@@ -153,10 +147,9 @@ def register_op(
     else:
         differentiable_inputs = tuple(differentiable_inputs)
     op = OpDef(name, tuple(inputs), tuple(outputs), attr_list, infer_meta, backward,
-               tuple(save), differentiable_inputs, doc=doc, kernel_input=kernel_input)
-    op.variadic = variadic
-    op._attr_defaults = {a.name: a.default for a in attr_list}
-    clash = set(op._attr_defaults) & _GRAD_NODE_NAMES
+               tuple(save), differentiable_inputs, doc=doc, kernel_input=kernel_input, variadic=variadic,
+               attr_defaults={a.name: a.default for a in attr_list})
+    clash = set(op.attr_defaults) & _GRAD_NODE_NAMES
     if clash:  # backward rules read attrs as node.<attr>; these names are the node's own
         raise ValueError(f"op {name!r}: attribute names {sorted(clash)} are reserved by GradNode")
     for key in save:
@@ -214,10 +207,6 @@ def set_preferred_kernel(op_name: str, key: KernelKey, kernel_name: str | None) 
     op._chosen.clear()
 
 
-def kernel_candidates(op: OpDef, key: KernelKey) -> list[Kernel]:
-    return list(op.kernels.get(key, ()))
-
-
 def select_kernel(op: OpDef, key: KernelKey) -> Kernel:
     """The one place that picks which kernel runs: the preferred one, else top priority."""
     bucket = op.kernels.get(key)
@@ -240,7 +229,7 @@ def kernel_fn(op: OpDef, key: KernelKey) -> Callable:
     if fn is None:
         fn = select_kernel(op, key).fn
         resolve = getattr(fn, "resolve", None)
-        if resolve is not None:  # a lazy kernel (LazyKernel, ElementwiseKernel): the callable to run
+        if resolve is not None:  # a LazyKernel: import its module now, call the function directly after
             fn = resolve()
         op._chosen[key] = fn
     return fn

@@ -83,9 +83,9 @@ class GradNode:
         attrs = object.__getattribute__(self, "attrs")
         if key in attrs:
             return attrs[key]
-        for attr in self.op.attrs:  # an attribute the caller left at its default
-            if attr.name == key:
-                return attr.default
+        defaults = self.op.attr_defaults  # an attribute the caller left at its default
+        if key in defaults:
+            return defaults[key]
         raise AttributeError(f"{self.name} has no saved tensor or attribute {key!r}")
 
     def unpack(self) -> None:
@@ -99,7 +99,7 @@ class GradNode:
                 hint="pass retain_graph=True to the first backward() to run backward twice.")
         values = self.__dict__
         if self.op.attrs:
-            values.update(self.op._attr_defaults)
+            values.update(self.op.attr_defaults)
             values.update(self.attrs)
         for key, item in saved.items():
             values[key] = self._unpack(key, item)

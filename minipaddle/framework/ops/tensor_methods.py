@@ -77,7 +77,6 @@ def _install() -> None:
     Tensor.zero_ = zero_
     Tensor.fill_ = fill_
     Tensor.clone = clone
-    Tensor.astype = E.cast
 
     Tensor.__add__ = E.add
     Tensor.__radd__ = _reflected(E.add)
@@ -101,18 +100,12 @@ def _install() -> None:
                             ("bitwise_and", "__and__"), ("bitwise_or", "__or__"),
                             ("bitwise_xor", "__xor__"), ("bitwise_not", "__invert__"),
                             ("getitem", "__getitem__"), ("setitem", "__setitem__")):
-        if op_name in methods or _has(op_name):
-            setattr(Tensor, dunder, _find(op_name))
-    if _has("matmul"):
-        Tensor.__rmatmul__ = _reflected(_find("matmul"))
-    Tensor.__hash__ = lambda self: id(self)
-
-
-def _has(name: str) -> bool:
-    return any(name in m.__all__ or hasattr(m, name) for m in FAMILIES)
+        setattr(Tensor, dunder, _find(op_name))
+    Tensor.__rmatmul__ = _reflected(_find("matmul"))
 
 
 def _find(name: str):
+    """The function `name` from whichever op family defines it (getitem is not in any __all__)."""
     for m in FAMILIES:
         if hasattr(m, name):
             return getattr(m, name)

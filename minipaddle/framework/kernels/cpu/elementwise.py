@@ -21,7 +21,6 @@ FLOAT_UNARY = ("float32(float32)", "float64(float64)")
 FLOAT_BINARY = ("float32(float32, float32)", "float64(float64, float64)")
 NUMERIC_UNARY = ("int32(int32)", "int64(int64)") + FLOAT_UNARY
 NUMERIC_BINARY = ("int32(int32, int32)", "int64(int64, int64)") + FLOAT_BINARY
-FLOAT_PREDICATE = ("boolean(float32)", "boolean(float64)")
 
 
 # Loop templates, one per argument pattern ("a" an array, "s" a scalar). Each op gets its own
@@ -83,10 +82,6 @@ class ElementwiseKernel:
             fn.__module__ = __name__
             loop = self._loops[pattern] = njit(cache=True, nogil=True)(fn)
         return loop
-
-    def resolve(self):
-        """What the registry calls: this kernel itself (its loops compile on first call)."""
-        return self
 
     def __call__(self, x: np.ndarray, *rest):
         out_dtype = self.out_dtype.get(x.dtype)
