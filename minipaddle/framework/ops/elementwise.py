@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..creation import ones_like, to_tensor, zeros_like
 from ..dispatch import dispatch
 from ..errors import invalid_argument
 from ..kernels.cpu.elementwise import (FLOAT_BINARY, FLOAT_UNARY, NUMERIC_BINARY, NUMERIC_UNARY,
@@ -362,7 +363,6 @@ add_kernel("assign", "cpu", ALL, assign_kernel, name="numpy")
 def assign(x, output=None) -> Tensor:
     """A copy of x (a Tensor, numpy array or nested list); into `output` when given."""
     if not isinstance(x, Tensor):
-        from ..creation import to_tensor
         x = to_tensor(x)
     out = dispatch(ASSIGN, (x,))
     if output is not None:
@@ -402,17 +402,6 @@ def where(condition, x=None, y=None, name=None):
         raise invalid_argument("where", "at least one of x and y must be a Tensor.")
     x, y = binary_operands("where", x, y)
     return dispatch(WHERE, (condition, x, y))
-
-
-# ---- creation helpers the rules above need ------------------------------------------
-def zeros_like(x: Tensor, dtype=None) -> Tensor:
-    d = x._data.dtype if dtype is None else dtype_of("zeros_like", dtype)
-    return Tensor._wrap(np.zeros(x._data.shape, d))
-
-
-def ones_like(x: Tensor, dtype=None) -> Tensor:
-    d = x._data.dtype if dtype is None else dtype_of("ones_like", dtype)
-    return Tensor._wrap(np.ones(x._data.shape, d))
 
 
 __all__ = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "mod", "maximum", "minimum",
