@@ -25,3 +25,22 @@ globals().update({_n: _f for _n, _f in _public_api().items() if _n not in global
 
 def is_tensor(x) -> bool:
     return isinstance(x, Tensor)
+
+
+from .framework.parameter import ParamAttr, create_parameter  # noqa: F401,E402
+
+# Submodules and names that pull in more code load on first use, so `import minipaddle` stays quick.
+_LAZY_MODULES = ("nn", "optimizer", "io", "vision", "metric", "hapi", "regularizer", "datasets", "debug",
+                 "visualizer", "notebook")
+_LAZY_NAMES = {"Model": ("hapi", "Model"), "summary": ("hapi", "summary"),
+               "save": ("framework.io", "save"), "load": ("framework.io", "load")}
+
+
+def __getattr__(name: str):
+    import importlib
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f".{name}", __name__)
+    if name in _LAZY_NAMES:
+        module, attr = _LAZY_NAMES[name]
+        return getattr(importlib.import_module(f".{module}", __name__), attr)
+    raise AttributeError(f"module 'minipaddle' has no attribute '{name}'")

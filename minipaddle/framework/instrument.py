@@ -24,3 +24,12 @@ def subscribe(fn: Callable[[dict], None]) -> Callable[[], None]:
 def emit(event: dict) -> None:
     for fn in list(subscribers):
         fn(event)
+
+
+# Paths of the layers being called, innermost last ("MLP", "MLP.fc1"); nn.Layer.__call__ pushes
+# and pops, so an op can say which layer it ran under.
+layer_stack: list[str] = []
+
+
+def current_layer() -> str | None:
+    return layer_stack[-1] if layer_stack else None

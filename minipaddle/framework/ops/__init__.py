@@ -10,6 +10,9 @@
     linalg        matmul, bmm, dot
     sorting       sort, argsort, topk
 
+Ops of `paddle.nn.functional` (not in the top-level namespace): nn_ops (linear, dropout, embedding,
+...), norm, conv, pooling, loss.
+
 `describe("matmul")` shows a learner everything about one op.
 """
 from __future__ import annotations
@@ -17,10 +20,11 @@ from __future__ import annotations
 import inspect
 
 from ..registry import OPS, get_op
-from . import (activation, compare, elementwise, indexing, linalg, manipulation,  # noqa: F401
-               reduction, softmax, sorting)
+from . import (activation, compare, conv, elementwise, indexing, linalg, loss, manipulation,  # noqa: F401
+               nn_ops, norm, pooling, reduction, softmax, sorting)
 
 FAMILIES = (elementwise, activation, compare, reduction, softmax, manipulation, indexing, linalg, sorting)
+NN_FAMILIES = (nn_ops, norm, conv, pooling, loss)
 
 
 def list_ops() -> list[str]:

@@ -1,0 +1,4 @@
+"""Gradient clipping: ClipGradByValue, ClipGradByNorm, ClipGradByGlobalNorm."""
+from __future__ import annotations
+
+__all__: list[str] = []

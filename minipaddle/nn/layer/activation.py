@@ -1,0 +1,4 @@
+"""Activations as layers: ReLU, GELU, Sigmoid, Tanh, Softmax, LeakyReLU, ..."""
+from __future__ import annotations
+
+__all__: list[str] = []

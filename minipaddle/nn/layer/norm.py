@@ -1,0 +1,4 @@
+"""Normalization layers: BatchNorm1D/2D, LayerNorm, GroupNorm."""
+from __future__ import annotations
+
+__all__: list[str] = []
