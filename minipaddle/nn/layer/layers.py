@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import warnings
+import weakref
 from collections import OrderedDict
 from typing import Callable, Iterator
 
@@ -38,6 +39,7 @@ class HookRemoveHelper:
 
 
 _hook_ids = iter(range(1 << 62))
+_calling: list = []  # the layers whose forward is running, innermost last (paths are in instrument)
 
 
 class Layer:
@@ -53,6 +55,7 @@ class Layer:
 
     training = True
     _name_in_parent = None  # the attribute name this layer was last registered under
+    _parent = None          # weakref to the layer it was last registered in
 
     def __init__(self, name_scope: str | None = None, dtype="float32") -> None:
         d = self.__dict__
@@ -82,21 +85,33 @@ class Layer:
             result = hook(self, inputs)
             if result is not None:
                 inputs = result if isinstance(result, tuple) else (result,)
-        stack = instrument.layer_stack
-        if stack:
-            name = self._name_in_parent or self._full_name
-            stack.append(f"{stack[-1]}.{name}")
-        else:
-            stack.append(type(self).__name__)
+        instrument.layer_stack.append(self._path_under(_calling[-1] if _calling else None))
+        _calling.append(self)
         try:
             outputs = self.forward(*inputs, **kwargs)
         finally:
-            stack.pop()
+            _calling.pop()
+            instrument.layer_stack.pop()
         for hook in list(self._forward_post_hooks.values()):
             result = hook(self, inputs, outputs)
             if result is not None:
                 outputs = result
         return outputs
+
+    def _path_under(self, caller: "Layer | None") -> str:
+        """This layer's path as seen from the layer now calling it: walk up the registration
+        parents until the caller, so a layer reached through a LayerList is `Model.layers.0`."""
+        if caller is None:
+            return type(self).__name__
+        names, layer = [], self
+        while layer is not caller:
+            parent = layer._parent() if layer._parent is not None else None
+            if parent is None:  # not registered under the caller: name it after itself
+                names = [self._name_in_parent or self._full_name]
+                break
+            names.append(layer._name_in_parent)
+            layer = parent
+        return instrument.layer_stack[-1] + "." + ".".join(reversed(names))
 
     def register_forward_pre_hook(self, hook: Callable) -> HookRemoveHelper:
         """`hook(layer, inputs)` runs before forward; a non-None return replaces the inputs."""
@@ -125,6 +140,7 @@ class Layer:
             self._check_init(f"assign sublayer '{name}'")
             self._forget(name)
             value.__dict__["_name_in_parent"] = name
+            value.__dict__["_parent"] = weakref.ref(self)
             d["_sub_layers"][name] = value
         elif "_parameters" in d and name in d["_parameters"]:
             if value is not None:
