@@ -1,0 +1,108 @@
+"""Shared driver for the training benchmarks: one subprocess per framework, alternated over rounds.
+
+A benchmark script defines `WORKERS = {framework: fn(args) -> dict}`; each worker prints one JSON
+line. Two OpenMP runtimes in one process slow PyTorch tenfold, and this VM has short bursts up to
+20x slower, so frameworks run in separate processes, alternate, and the table shows medians.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def available(name: str, interpreters: dict) -> bool:
+    if name in ("minipaddle", "numpy") or name in interpreters:
+        return True
+    return importlib.util.find_spec(name) is not None
+
+
+def run_worker(script: str, name: str, mode: str, interpreters: dict, env: dict | None = None) -> dict:
+    python = interpreters.get(name, sys.executable)
+    full_env = dict(os.environ, **(env or {}))
+    full_env.setdefault("OMP_NUM_THREADS", "2")
+    out = subprocess.run([python, script, "--worker", name, "--mode", mode], check=False,
+                         capture_output=True, text=True, env=full_env)
+    if out.returncode != 0:
+        raise RuntimeError(f"{name} worker ({mode}) failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def steps_per_second(step, seconds: float = 0.5, windows: int = 3, warmup: int = 5) -> float:
+    """Best of `windows` timing windows of about `seconds` each, after `warmup` steps."""
+    for _ in range(warmup):
+        step()
+    best = 0.0
+    for _ in range(windows):
+        n, start = 0, time.perf_counter()
+        while True:
+            step()
+            n += 1
+            elapsed = time.perf_counter() - start
+            if elapsed >= seconds:
+                break
+        best = max(best, n / elapsed)
+    return best
+
+
+def first_step_seconds(script: str, cache_dir: str | None) -> dict:
+    """Time of the first training step in a new minipaddle process, with the given numba cache dir."""
+    env = {"NUMBA_CACHE_DIR": cache_dir} if cache_dir else {}
+    return run_worker(script, "minipaddle", "first", {}, env)
+
+
+def measure(script: str, frameworks: list[str], rounds: int, interpreters: dict) -> tuple[dict, dict]:
+    samples: dict = {fw: [] for fw in frameworks}
+    versions = {}
+    for r in range(rounds):
+        order = frameworks[r % len(frameworks):] + frameworks[:r % len(frameworks)]
+        for fw in order:
+            result = run_worker(script, fw, "speed", interpreters)
+            versions[fw] = result["version"]
+            samples[fw].append(result["steps_per_s"])
+        print(f"round {r + 1}/{rounds}: " + ", ".join(f"{fw} {samples[fw][-1]:.1f}" for fw in order), flush=True)
+    return {fw: statistics.median(v) for fw, v in samples.items()}, versions
+
+
+def measure_first_steps(script: str, runs: int) -> dict:
+    """Cold: an empty numba cache per run. Warm: a cache filled by a previous process."""
+    cold, warm = [], []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as cache:
+            cold.append(first_step_seconds(script, cache)["first_step_s"])
+            warm.append(first_step_seconds(script, cache)["first_step_s"])
+    return {"cold_s": statistics.median(cold), "warm_s": statistics.median(warm)}
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, load {os.getloadavg()[0]:.2f}"
+
+
+def report(title: str, medians: dict, versions: dict, targets: dict, first: dict | None, json_path: str | None):
+    print(f"\n{title}; {machine()}")
+    print("versions: " + ", ".join(f"{fw} {v}" for fw, v in versions.items()))
+    mp = medians.get("minipaddle")
+    print(f"{'framework':14}{'steps/s':>10}{'minipaddle / it':>18}")
+    for fw, v in medians.items():
+        ratio = "" if fw == "minipaddle" or mp is None else f"{mp / v:>17.2f}x"
+        print(f"{fw:14}{v:>10.1f}{ratio}")
+    for peer, (target, label) in targets.items():
+        if mp is not None and peer in medians:
+            ratio = mp / medians[peer]
+            print(f"target vs {peer}: >= {target}x ({label}): {ratio:.2f}x {'ok' if ratio >= target else 'MISSED'}")
+    if first:
+        print(f"first training step in a new process: cold numba cache {first['cold_s']:.2f} s (target <= 5 s), "
+              f"warm cache {first['warm_s']:.2f} s (target <= 1 s)")
+    if json_path:
+        Path(json_path).write_text(json.dumps({"machine": machine(), "versions": versions,
+                                               "steps_per_s": medians, "first_step": first}, indent=2))
