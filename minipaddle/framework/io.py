@@ -1,0 +1,346 @@
+"""paddle.save / paddle.load: state dicts, optimizer state and nested containers, never pickle.
+
+A pickle file runs code when it is loaded, so a checkpoint downloaded from someone else could do
+anything. minipaddle writes one zip file at exactly `path` instead, laid out as numpy's `.npz`
+(`np.load(path)` opens it for a look), holding one `.npy` member per array plus a JSON member
+that describes the structure:
+
+    __minipaddle__.json   {"format": "minipaddle.save", "version": 1,
+                           "root": <node>,
+                           "arrays": {"a0": {"dtype": "float32", "shape": [4, 2], "sha256": "..."}, ...}}
+    a0.npy, a1.npy, ...   the arrays (numpy's .npy format; object arrays are never written nor read)
+
+Nodes of the tree:
+    {"type": "dict", "items": [[<key node>, <value node>], ...]}    (keys: str, int, float, bool, None)
+    {"type": "list" | "tuple", "items": [<node>, ...]}
+    {"type": "tensor", "array": "a0", "name": "linear_0.w_0", "stop_gradient": false}
+    {"type": "ndarray" | "numpy_scalar", "array": "a1"}
+    {"type": "int" | "bool" | "str", "value": ...}
+    {"type": "float", "value": "0.1"}       (repr, so nan and inf survive JSON)
+    {"type": "none"}
+
+Loading checks everything before it returns anything: the zip's CRCs, that every member is
+expected (a stray pickle payload is refused), each array's dtype, shape and sha256. Writing goes
+to a temporary file that is renamed over `path`, so a crash never leaves half a checkpoint.
+Parameters come back as Tensors, as in Paddle.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tempfile
+import zipfile
+
+import numpy as np
+
+from .errors import invalid_argument
+from .tensor import Tensor
+
+__all__ = ["save", "load"]
+
+FORMAT = "minipaddle.save"
+VERSION = 1
+META = "__minipaddle__.json"
+_SCALAR_TYPES = {"int": int, "bool": bool, "str": str}
+_KEY_TYPES = ("str", "int", "float", "bool", "none")
+
+
+class _Writer:
+    """Turns a Python object into (JSON tree, arrays), refusing anything that would need pickle."""
+
+    def __init__(self) -> None:
+        self.arrays: dict[str, np.ndarray] = {}
+        self.specs: dict[str, dict] = {}
+        self._open: set[int] = set()   # containers being walked, to catch cycles
+
+    def add_array(self, array: np.ndarray, where: str) -> str:
+        if array.dtype.hasobject or array.dtype.kind not in "biufcSU":
+            raise invalid_argument("paddle.save", f"{where} is an array of dtype {array.dtype}, which cannot be "
+                                                  "saved without pickle.",
+                                   hint="convert it to a numeric dtype first.")
+        array = array if array.flags.c_contiguous else np.ascontiguousarray(array)
+        key = f"a{len(self.arrays)}"
+        self.arrays[key] = array
+        self.specs[key] = {"dtype": array.dtype.str if array.dtype.kind in "SU" else array.dtype.name,
+                           "shape": list(array.shape), "sha256": hashlib.sha256(array.data).hexdigest()}
+        return key
+
+    def node(self, obj, where: str) -> dict:
+        if isinstance(obj, Tensor):
+            return {"type": "tensor", "array": self.add_array(obj._data, where), "name": obj.name,
+                    "stop_gradient": bool(obj.stop_gradient)}
+        if isinstance(obj, np.ndarray):
+            return {"type": "ndarray", "array": self.add_array(obj, where)}
+        if isinstance(obj, np.generic):
+            return {"type": "numpy_scalar", "array": self.add_array(np.asarray(obj), where)}
+        if obj is None:
+            return {"type": "none"}
+        if isinstance(obj, bool):
+            return {"type": "bool", "value": obj}
+        if isinstance(obj, int):
+            return {"type": "int", "value": int(obj)}
+        if isinstance(obj, float):
+            return {"type": "float", "value": repr(float(obj))}
+        if isinstance(obj, str):
+            return {"type": "str", "value": obj}
+        if isinstance(obj, (dict, list, tuple)):
+            return self.container(obj, where)
+        raise _unsupported(obj, where)
+
+    def container(self, obj, where: str) -> dict:
+        if id(obj) in self._open:
+            raise invalid_argument("paddle.save", f"{where} contains itself; a cyclic structure cannot be saved.")
+        self._open.add(id(obj))
+        try:
+            if isinstance(obj, dict):
+                items = []
+                for k, v in obj.items():
+                    if not (k is None or isinstance(k, (str, int, float, bool))):
+                        raise invalid_argument("paddle.save", f"{where} has a key of type {type(k).__name__}; "
+                                                              "keys must be str, int, float, bool or None.")
+                    items.append([self.node(k, where), self.node(v, f"{where}[{k!r}]")])
+                return {"type": "dict", "items": items}
+            kind = "tuple" if isinstance(obj, tuple) else "list"
+            return {"type": kind, "items": [self.node(v, f"{where}[{i}]") for i, v in enumerate(obj)]}
+        finally:
+            self._open.discard(id(obj))
+
+
+def _unsupported(obj, where: str) -> Exception:
+    kind = type(obj).__name__
+    if callable(getattr(obj, "state_dict", None)):
+        return invalid_argument("paddle.save", f"{where} is a {kind}; objects are not saved whole (that would "
+                                               "need pickle).",
+                                hint=f"save its state instead: paddle.save({kind.lower()}.state_dict(), path), and "
+                                     "restore with set_state_dict(paddle.load(path)).")
+    if callable(obj):
+        return invalid_argument("paddle.save", f"{where} is a {kind}; functions and classes cannot be saved "
+                                               "without pickle.", hint="save data only (tensors, arrays, numbers).")
+    return invalid_argument("paddle.save", f"{where} is a {kind}, which cannot be saved.",
+                            hint="supported: Tensor, numpy arrays and scalars, int, float, bool, str, None, and "
+                                 "dicts, lists and tuples of these.")
+
+
+def _write_zip(fileobj, meta: dict, arrays: dict[str, np.ndarray]) -> None:
+    with zipfile.ZipFile(fileobj, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
+        zf.writestr(META, json.dumps(meta, separators=(",", ":")))
+        for key, array in arrays.items():
+            with zf.open(f"{key}.npy", "w", force_zip64=array.nbytes > (1 << 31) - (1 << 20)) as member:
+                np.lib.format.write_array(member, array, allow_pickle=False)
+
+
+def save(obj, path, protocol: int = 4, **configs) -> None:
+    """Save `obj` (a state dict, optimizer state, Tensor, array, or nested dict/list/tuple of them) at `path`.
+
+    >>> paddle.save(model.state_dict(), "checkpoints/model.pdparams")    # doctest: +SKIP
+
+    `protocol` is accepted for Paddle compatibility (2..4) and changes nothing: no pickle is written.
+    """
+    if not isinstance(protocol, int) or not 2 <= protocol <= 4:
+        raise invalid_argument("paddle.save", f"protocol must be an int in [2, 4], got {protocol!r}.")
+    unknown = set(configs) - {"use_binary_format", "keep_name_table"}
+    if unknown:
+        raise invalid_argument("paddle.save", f"unknown config(s) {sorted(unknown)}.")
+    writer = _Writer()
+    root = writer.node(obj, "obj")  # every error is raised here, before a file is touched
+    meta = {"format": FORMAT, "version": VERSION, "root": root, "arrays": writer.specs}
+    if hasattr(path, "write"):
+        _write_zip(path, meta, writer.arrays)
+        return
+    path = os.fspath(path)
+    dirname, filename = os.path.split(path)
+    if not filename:
+        raise invalid_argument("paddle.save", f"path must name a file (dirname/filename), got {path!r}.")
+    if os.path.isdir(path):
+        raise invalid_argument("paddle.save", f"{path!r} is a directory, expected a file name.")
+    if dirname:
+        os.makedirs(dirname, exist_ok=True)
+    _atomic_write(path, meta, writer.arrays)
+
+
+def _atomic_write(path: str, meta: dict, arrays: dict[str, np.ndarray]) -> None:
+    """Write to a temporary file beside `path`, then rename it over `path` (atomic on POSIX)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
+                               dir=os.path.dirname(path) or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            _write_zip(f, meta, arrays)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600 files; give the usual permissions
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+# ---- loading ---------------------------------------------------------------------------
+class _Corrupt(Exception):
+    """Raised inside the reader; load() turns it into an InvalidArgument naming the file."""
+
+
+def load(path, return_numpy: bool = False, **configs):
+    """Load what `paddle.save` wrote. Tensors come back as Tensors (numpy arrays with return_numpy=True).
+
+    >>> model.set_state_dict(paddle.load("checkpoints/model.pdparams"))    # doctest: +SKIP
+
+    A truncated, corrupted or tampered file raises InvalidArgument naming the file and the problem;
+    nothing is returned in part.
+    """
+    unknown = set(configs) - {"keep_name_table"}
+    if unknown:
+        raise invalid_argument("paddle.load", f"unknown config(s) {sorted(unknown)}.")
+    if hasattr(path, "read"):
+        name, source = "<file object>", io.BytesIO(path.read())
+    else:
+        name = source = os.fspath(path)
+        if not os.path.exists(name):
+            raise invalid_argument("paddle.load", f"no file at {name!r}.")
+        if os.path.isdir(name):
+            raise invalid_argument("paddle.load", f"{name!r} is a directory, expected a file written by "
+                                                  "paddle.save.")
+    try:
+        return _read(source, return_numpy)
+    except _Corrupt as err:
+        raise invalid_argument("paddle.load", f"cannot load {name!r}: {err}") from None
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as err:
+        raise invalid_argument("paddle.load", f"cannot load {name!r}: the file is damaged or truncated "
+                                              f"({type(err).__name__}: {err}).") from None
+
+
+def _read(source, return_numpy: bool):
+    if not zipfile.is_zipfile(source):
+        raise _Corrupt(_not_a_zip_reason(source))
+    with zipfile.ZipFile(source) as zf:
+        names = zf.namelist()
+        if len(set(names)) != len(names):
+            raise _Corrupt("the archive lists a member twice (tampered).")
+        if META not in names:
+            raise _Corrupt(f"no {META} member; this is not a file written by paddle.save.")
+        meta = _read_meta(zf)
+        expected = {META} | {f"{key}.npy" for key in meta["arrays"]}
+        stray = sorted(set(names) - expected)
+        if stray:
+            raise _Corrupt(f"unexpected member(s) {stray}; only the arrays the JSON lists are allowed "
+                           "(minipaddle never loads pickle or other payloads).")
+        arrays = {key: _read_array(zf, key, spec) for key, spec in meta["arrays"].items()}
+    return _build(meta["root"], arrays, return_numpy)
+
+
+def _not_a_zip_reason(source) -> str:
+    if isinstance(source, str):
+        with open(source, "rb") as f:
+            head = f.read(2)
+    else:
+        source.seek(0)
+        head = source.read(2)
+        source.seek(0)
+    if head[:1] == b"\x80":
+        return ("it is a pickle file (for example one written by PaddlePaddle itself); minipaddle never loads "
+                "pickle, since loading it can run arbitrary code.")
+    if head == b"PK":
+        return "the zip archive is truncated or damaged."
+    return "it is not a zip archive written by paddle.save (wrong file, or damaged)."
+
+
+def _read_meta(zf: zipfile.ZipFile) -> dict:
+    try:
+        meta = json.loads(zf.read(META).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise _Corrupt(f"the {META} member is not valid JSON ({err}).") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise _Corrupt(f"the {META} member does not describe a {FORMAT!r} file.")
+    if meta.get("version") != VERSION:
+        raise _Corrupt(f"format version {meta.get('version')!r} is not supported (this minipaddle reads "
+                       f"version {VERSION}).")
+    if not isinstance(meta.get("arrays"), dict) or "root" not in meta:
+        raise _Corrupt(f"the {META} member lacks 'root' or 'arrays'.")
+    return meta
+
+
+def _read_array(zf: zipfile.ZipFile, key: str, spec) -> np.ndarray:
+    if not isinstance(spec, dict) or not {"dtype", "shape", "sha256"} <= set(spec):
+        raise _Corrupt(f"array {key!r} has an incomplete description.")
+    try:
+        dtype = np.dtype(spec["dtype"])
+        shape = tuple(int(s) for s in spec["shape"])
+    except (TypeError, ValueError):
+        raise _Corrupt(f"array {key!r} has an invalid dtype or shape in the JSON.") from None
+    if dtype.hasobject or dtype.kind not in "biufcSU":
+        raise _Corrupt(f"array {key!r} has dtype {dtype}, which is never loaded (it could hold pickled objects).")
+    member = f"{key}.npy"
+    with zf.open(member) as f:
+        version = np.lib.format.read_magic(f)
+        header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                  else np.lib.format.read_array_header_2_0)(f)
+        file_shape, fortran, file_dtype = header
+        if file_dtype != dtype or tuple(file_shape) != shape:
+            raise _Corrupt(f"array {key!r} is stored as {file_dtype} {list(file_shape)} but described as "
+                           f"{dtype} {list(shape)} (tampered).")
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        if zf.getinfo(member).file_size < nbytes:
+            raise _Corrupt(f"array {key!r} is shorter than its shape {list(shape)} needs (truncated).")
+        data = bytearray(nbytes)
+        if f.readinto(data) != nbytes or f.read(1):
+            raise _Corrupt(f"array {key!r} has the wrong number of bytes (truncated or tampered).")
+    if hashlib.sha256(data).hexdigest() != spec["sha256"]:
+        raise _Corrupt(f"array {key!r} does not match its sha256 (corrupted or tampered).")
+    array = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+    return np.ascontiguousarray(array) if fortran else array
+
+
+def _build(node, arrays: dict[str, np.ndarray], return_numpy: bool):
+    if not isinstance(node, dict) or not isinstance(node.get("type"), str):
+        raise _Corrupt(f"a structure node is malformed: {str(node)[:80]!r}.")
+    kind = node["type"]
+    if kind in ("tensor", "ndarray", "numpy_scalar"):
+        array = arrays.get(node.get("array"))
+        if array is None:
+            raise _Corrupt(f"a {kind} refers to array {node.get('array')!r}, which the file does not list.")
+        if kind == "numpy_scalar":
+            return array[()]
+        if kind == "ndarray" or return_numpy:
+            return array
+        t = Tensor._wrap(array)
+        t.stop_gradient = bool(node.get("stop_gradient", True))
+        if isinstance(node.get("name"), str):
+            t.name = node["name"]
+        return t
+    if kind == "dict":
+        items = node.get("items")
+        if not isinstance(items, list) or not all(isinstance(i, list) and len(i) == 2 and isinstance(i[0], dict)
+                                                  and i[0].get("type") in _KEY_TYPES for i in items):
+            raise _Corrupt("a dict node's items are malformed.")
+        return {_build(k, arrays, return_numpy): _build(v, arrays, return_numpy) for k, v in items}
+    if kind in ("list", "tuple"):
+        if not isinstance(node.get("items"), list):
+            raise _Corrupt(f"a {kind} node's items are malformed.")
+        values = [_build(v, arrays, return_numpy) for v in node["items"]]
+        return tuple(values) if kind == "tuple" else values
+    return _scalar(kind, node)
+
+
+def _scalar(kind: str, node: dict):
+    if kind == "none":
+        return None
+    if kind == "float":
+        try:
+            return float(node["value"])
+        except (KeyError, TypeError, ValueError):
+            raise _Corrupt(f"a float node holds {node.get('value')!r}.") from None
+    expected = _SCALAR_TYPES.get(kind)
+    if expected is None:
+        raise _Corrupt(f"unknown node type {kind!r}.")
+    value = node.get("value")
+    if type(value) is not expected:
+        raise _Corrupt(f"a {kind} node holds {value!r}.")
+    return value
