@@ -1,8 +1,60 @@
-"""The event bus every layer of minipaddle reports to (the recorder issue fills it out).
+"""The event bus every layer of minipaddle reports to: the debugger's recorder listens here.
 
-Subscribers are callables `fn(event: dict)`. The dispatch path checks `subscribers`
-once per op call; with none registered that one truthiness check is all the
-debugger costs when it is off.
+Subscribers are callables `fn(event: dict)`. The dispatch path checks `subscribers` once
+per op call; with none registered that one truthiness check is all the debugger costs
+when it is off. `paddle.debug.record()` subscribes a recorder for the span of a `with`.
+
+    unsubscribe = instrument.subscribe(print)   # every event, as a dict
+    paddle.add(x, y)
+    unsubscribe()
+
+Events are plain dicts with a "kind". They hold live objects (Tensors, GradNodes, the OpDef),
+not copies: a subscriber must summarize what it keeps right away, since tensors change in
+place later (an optimizer step) and arrays are freed. Times are `time.perf_counter_ns()`.
+
+kind "op" -- one eager op ran (framework/dispatch.py)
+    op          str             the op's name ("matmul")
+    opdef       OpDef           the registry entry (kernels, attrs, inputs)
+    layer       str | None      path of the innermost nn.Layer running ("MLP.fc1"), see current_layer()
+    inputs      tuple[Tensor]   as passed to the kernel
+    outputs     tuple[Tensor]   the wrapped results
+    attrs       dict            the attributes the caller passed (defaults left out)
+    kernel      callable        the kernel function that ran (the recorder finds its name and why it was chosen)
+    grad_node   GradNode | None the node recorded for backward, if any
+    start_ns, end_ns  int       around the kernel call only
+kind "grad_node" -- a GradNode was recorded for the op about to be reported (same dispatch call)
+    node        GradNode        node.op, node.next_edges: per input (node, output_index) or None
+    op          str
+kind "backward_begin" / "backward_end" -- run_backward started / finished (autograd/engine.py)
+    api         str             "backward" or "grad"
+    outputs     list[Tensor]    (begin only) the tensors backward starts from
+    retain_graph, create_graph  bool (begin only)
+kind "backward_step" -- one node of the backward graph ran
+    node        GradNode | AccumulateGrad
+    grads_in    list[Tensor | None]  per output of the forward op: the summed incoming gradient
+    grads_out   list[Tensor | None]  per input of the forward op: the gradient sent on (after
+                                     reducing broadcasts); [] for an AccumulateGrad
+    tensor      Tensor | None   AccumulateGrad only: the leaf (its .grad is updated)
+    start_ns, end_ns  int
+    Ops that the backward rule runs are reported as "op" events before their "backward_step".
+kind "hook" -- a tensor hook (Tensor.register_hook) ran during backward
+    node, index                 the (node, output index) the hook is attached to
+    hook        callable
+    grad        Tensor          the gradient the hook saw
+    result      Tensor | None   what the hook returned (None: the gradient is unchanged)
+kind "optimizer_update" -- an optimizer updated one parameter (minipaddle/optimizer)
+    optimizer   str             the optimizer's class name ("SGD")
+    param       Parameter | str the parameter (or its name)
+    lr          float           the learning rate used for it
+    grad_norm   float           L2 norm of the gradient applied
+    update_norm float           L2 norm of the change to the parameter
+kind "nan_inf" -- a recorded tensor holds NaN or Inf (emitted by the recorder for others to hear)
+    tensor      Tensor          the tensor
+    op          str | None      the op that produced it (None: an input or parameter)
+    layer       str | None
+    nan_count, inf_count  int
+    first       bool            True for the first occurrence in the recording
+    recorder    object          the recorder that found it (it ignores its own events)
 """
 from __future__ import annotations
 
@@ -22,6 +74,7 @@ def subscribe(fn: Callable[[dict], None]) -> Callable[[], None]:
 
 
 def emit(event: dict) -> None:
+    """Send `event` to every subscriber (a copy of the list: one may unsubscribe while called)."""
     for fn in list(subscribers):
         fn(event)
 

@@ -9,9 +9,11 @@ themselves differentiable: double grad needs no extra code.
 from __future__ import annotations
 
 from heapq import heappop, heappush
+from time import perf_counter_ns
 
 import numpy as np
 
+from .. import instrument
 from ..errors import invalid_argument, precondition_not_met
 from . import mode
 from .node import AccumulateGrad
@@ -38,7 +40,12 @@ def run_backward(outputs, grad_outputs, *, retain_graph: bool, create_graph: boo
     Nodes wait in a heap keyed by their creation number, newest first: every node that can send
     a gradient to a node was made after it, so a node runs once, with all its gradients summed.
     No gradient flows through the tensors in `no_grad_vars` (paddle.grad's argument).
+    With an instrument subscriber listening, each node that runs is reported ("backward_step").
     """
+    traced = bool(instrument.subscribers)
+    if traced:
+        instrument.emit({"kind": "backward_begin", "api": api, "outputs": list(outputs),
+                         "retain_graph": retain_graph, "create_graph": create_graph})
     buffers: dict = {}  # node -> [grad per output], summed as gradients arrive
     heap: list = []     # (-node.seq, node) for every node holding gradients
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
@@ -91,13 +98,17 @@ def run_backward(outputs, grad_outputs, *, retain_graph: bool, create_graph: boo
                         captured[pos] = g
                 if node not in needed:
                     continue
-            if type(node) is AccumulateGrad:
+            if traced:
+                _traced_step(node, grads, buffers, heap, retain_graph, create_graph, api, targets)
+            elif type(node) is AccumulateGrad:
                 if targets is None:
                     _accumulate_leaf(node, grads[0], create_graph)
             else:
                 _apply_node(node, grads, buffers, heap, retain_graph, api)
     finally:
         mode.grad_enabled = prev_mode
+        if traced:
+            instrument.emit({"kind": "backward_end", "api": api})
 
     if inputs is None:
         return None
@@ -159,12 +170,36 @@ def _run_hooks(node, grads) -> None:
         if grads[index] is None:
             continue
         for fn in list(fns):
-            replaced = fn(grads[index])
+            seen = grads[index]
+            replaced = fn(seen)
             if replaced is not None:
                 grads[index] = replaced
+            if instrument.subscribers:
+                instrument.emit({"kind": "hook", "node": node, "index": index, "hook": fn,
+                                 "grad": seen, "result": replaced})
 
 
-def _apply_node(node, grads, buffers, heap, retain_graph, api) -> None:
+def _traced_step(node, grads, buffers, heap, retain_graph, create_graph, api, targets) -> None:
+    """Run one node as the loop in run_backward does, and report it as a "backward_step" event."""
+    grads_in = list(grads)
+    start = perf_counter_ns()
+    if type(node) is AccumulateGrad:
+        if targets is None:
+            _accumulate_leaf(node, grads[0], create_graph)
+        event = {"kind": "backward_step", "node": node, "grads_in": grads_in, "grads_out": [],
+                 "tensor": node.tensor_ref() if targets is None else None}  # paddle.grad leaves .grad alone
+    else:
+        sent: list = []
+        _apply_node(node, grads, buffers, heap, retain_graph, api, sent)
+        event = {"kind": "backward_step", "node": node, "grads_in": grads_in, "grads_out": sent, "tensor": None}
+    event["start_ns"] = start
+    event["end_ns"] = perf_counter_ns()
+    instrument.emit(event)
+
+
+def _apply_node(node, grads, buffers, heap, retain_graph, api, sent: list | None = None) -> None:
+    """Run a node's backward rule and pass each input's gradient on; `sent` (when tracing) gets
+    the gradient sent per input, None where none flows."""
     if node.freed:
         raise precondition_not_met(
             api, f"the graph through '{node.op.name}' was already freed by an earlier backward.",
@@ -183,6 +218,7 @@ def _apply_node(node, grads, buffers, heap, retain_graph, api) -> None:
     metas = node.input_metas
     i = 0
     for edge in node.next_edges:
+        g = None
         if edge is not None:
             g = input_grads[i]
             if g is not None:
@@ -193,6 +229,8 @@ def _apply_node(node, grads, buffers, heap, retain_graph, api) -> None:
                 if data.dtype != dtype:
                     g = g.astype(dtype)
                 _accumulate(buffers, heap, edge[0], edge[1], g)
+        if sent is not None:
+            sent.append(g)
         i += 1
     if not retain_graph:
         node.release()

@@ -1,0 +1,449 @@
+"""TraceBuilder: turns instrument events into the trace document, in bounded memory.
+
+The builder keeps what the document needs and nothing live: every tensor it sees gets a
+trace id ("t7") and, each time its values matter, a *state* ("s31": a summary, and the values
+of small tensors). Forward op calls become nodes ("n4"), grad nodes become backward nodes
+("g9"), and everything that happens is a *step* in one ordered list the debugger can scrub.
+
+Memory stays bounded: steps live in a ring buffer (`max_steps`, and `max_bytes` of estimated
+document size). Each step holds references to the objects it made or used; when the oldest
+step is dropped, objects no retained step refers to go with it, and `dropped_steps` says so.
+Links that are only "soft" (a tensor's producer, a grad node's forward node, the grad node an
+edge leads to) may point at something dropped; `build()` writes those as null.
+
+Tensors are identified by a map from id(tensor) to (weakref, trace id): a recycled id() of a
+dead tensor never aliases a new one, and the map holds no tensor alive.
+"""
+from __future__ import annotations
+
+import datetime
+import time
+import weakref
+from collections import deque
+
+import numpy as np
+
+from ..framework.autograd.node import AccumulateGrad
+from ..framework.parameter import Parameter
+from .summary import SUMMARY_BYTES, summarize
+from .trace import build_document
+
+VALUE_BYTES = 12        # estimated JSON bytes per stored value (and >= its in-memory size)
+NODE_BYTES = 400        # estimated bytes of one op node, grad node or step record
+TENSOR_BYTES = 200
+MAX_INNER_OPS = 32      # ops listed per backward step (the rest are only counted)
+MAX_NAN_EVENTS = 100    # NaN/Inf occurrences listed (all are counted)
+VALUES_MODES = ("small", "none", "all")
+
+
+class TraceBuilder:
+    """Consumes instrument events (`on_event`) and builds the document (`build`)."""
+
+    def __init__(self, *, values: str = "small", max_bytes: int = 64 << 20, max_steps: int = 10_000,
+                 values_max_numel: int = 64, backward: bool = True) -> None:
+        self.values = values
+        self.max_bytes = max_bytes
+        self.max_steps = max_steps
+        self.values_max_numel = values_max_numel
+        self.backward = backward
+        self.created_at = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+        self.t0_ns = time.perf_counter_ns()
+        self.objects: dict[str, dict] = {}   # id -> record: tensors, states, nodes, grad nodes, updates
+        self.state_data: dict[str, tuple] = {}  # state id -> (Summary, values array or None)
+        self.refs: dict[str, int] = {}       # id -> number of retained steps holding it
+        self.steps: deque = deque()          # (step record, [ids it holds], bytes)
+        self.next_step = 0
+        self.counters = {"t": 0, "s": 0, "n": 0, "g": 0, "u": 0}
+        self.bytes_used = 0
+        self.values_bytes = 0
+        self.dropped_steps = 0
+        self.dropped_reasons: set[str] = set()
+        self.values_omitted_budget = 0
+        self.errors: list[str] = []
+        self.event_counts: dict[str, int] = {}
+        self.timings: dict[tuple, list] = {}  # (op, phase, kernel) -> [count, total_ns, max_ns]
+        self.nan_inf = {"first": None, "count": 0, "occurrences": []}
+        self._tensor_ids: dict[int, tuple] = {}  # id(tensor) -> (weakref, tid)
+        self._node_ids: dict[int, tuple] = {}    # id(grad node) -> (weakref, gid)
+        self._output_of: dict[tuple, str] = {}   # (gid, output index) -> tid of that forward output
+        self._last_state: dict[str, tuple] = {}  # tid -> (sid, version) of its newest state
+        self._kernel_info: dict[tuple, dict] = {}
+        self._backward_depth = 0
+        self._backward_pass = 0
+        self._inner_ops: list = []               # ops run by backward rules, until their step comes
+        self._version = 0                        # bumped on every change: Recorder caches its Trace
+
+    # ---- ids ----------------------------------------------------------------------------
+    def _new_id(self, prefix: str) -> str:
+        self.counters[prefix] += 1
+        return f"{prefix}{self.counters[prefix]}"
+
+    def _lookup(self, table: dict, obj) -> str | None:
+        entry = table.get(id(obj))
+        if entry is not None and entry[0]() is obj:
+            return entry[1]
+        return None
+
+    def _remember(self, table: dict, obj, trace_id: str) -> None:
+        key = id(obj)
+
+        def forget(ref, key=key, table=table):
+            entry = table.get(key)
+            if entry is not None and entry[0] is ref:
+                del table[key]
+        table[key] = (weakref.ref(obj, forget), trace_id)
+
+    # ---- tensors and states -----------------------------------------------------------
+    def _tensor(self, t, role: str, held: list, producer: str | None = None) -> str:
+        """The trace id of tensor `t`, making its record when it is new (or was dropped)."""
+        tid = self._lookup(self._tensor_ids, t)
+        if tid is None:
+            tid = self._new_id("t")
+            self._remember(self._tensor_ids, t, tid)
+        if tid not in self.objects:
+            if role != "gradient" and producer is None and isinstance(t, Parameter):
+                role = "parameter"
+            data = t._data
+            self.objects[tid] = {"id": tid, "name": t._name, "shape": list(data.shape), "dtype": str(data.dtype),
+                                 "role": role, "stop_gradient": bool(t.stop_gradient), "producer": producer,
+                                 "grad_of": None, "grad": None, "states": deque()}
+            self.bytes_used += TENSOR_BYTES
+        held.append(tid)
+        return tid
+
+    def _state(self, tid: str, t, held: list, step: int) -> str:
+        """Summarize tensor `t` now, as a new state of `tid`."""
+        data = t._data
+        summary = summarize(data)
+        values, omitted, nbytes = self._values_for(data)
+        sid = self._new_id("s")
+        version = t.inplace_version
+        self.objects[sid] = {"id": sid, "tensor": tid, "step": step, "version": version, "values_omitted": omitted}
+        self.state_data[sid] = (summary, values)
+        self.objects[tid]["states"].append(sid)
+        self._last_state[tid] = (sid, version)
+        self.bytes_used += SUMMARY_BYTES + nbytes
+        self.values_bytes += nbytes
+        held.append(sid)
+        return sid
+
+    def _values_for(self, data: np.ndarray) -> tuple:
+        if self.values == "none":
+            return None, "mode", 0
+        if self.values == "small" and data.size > self.values_max_numel:
+            return None, "size", 0
+        nbytes = int(data.size) * VALUE_BYTES
+        if self.values_bytes + nbytes > self.max_bytes // 2:  # values may take half the budget
+            self.values_omitted_budget += 1
+            return None, "budget", 0
+        return np.array(data, copy=True), None, nbytes
+
+    def _current_state(self, tid: str, t, held: list, step: int) -> str:
+        """The state of an input: its newest one, or a new one if it changed since."""
+        last = self._last_state.get(tid)
+        if last is None or last[0] not in self.objects or last[1] != t.inplace_version:
+            return self._state(tid, t, held, step)
+        held.append(last[0])
+        return last[0]
+
+    def _input(self, t, held: list, step: int) -> tuple[str, str]:
+        """(tid, sid) of an op's input; a tensor that took over an in-place result's history
+        (x.add_(y)) stands for that result."""
+        tid = None
+        node = t._node
+        if node is not None:
+            gid = self._lookup(self._node_ids, node)
+            if gid is not None:
+                tid = self._output_of.get((gid, t._out_index))
+                if tid is not None and tid not in self.objects:
+                    tid = None
+        if tid is None:
+            role = "activation" if node is not None else ("input" if t.stop_gradient else "leaf")
+            tid = self._tensor(t, role, held)
+        else:
+            held.append(tid)
+        return tid, self._current_state(tid, t, held, step)
+
+    # ---- events -----------------------------------------------------------------------
+    def on_event(self, event: dict) -> None:
+        """Handle one instrument event; a failure is noted in the document, never raised."""
+        kind = event.get("kind")
+        self.event_counts[kind] = self.event_counts.get(kind, 0) + 1
+        handler = _HANDLERS.get(kind)
+        if handler is None:
+            return
+        try:
+            handler(self, event)
+        except Exception as exc:  # the debugger must never break the program it watches
+            if len(self.errors) < 20:
+                self.errors.append(f"{kind}: {type(exc).__name__}: {exc}")
+        self._version += 1
+
+    def _on_op(self, e: dict) -> None:
+        start, end = e["start_ns"], e["end_ns"]
+        kernel = self._describe_kernel(e)
+        phase = "backward" if self._backward_depth else "forward"
+        timing = self.timings.setdefault((e["op"], phase, kernel["name"]), [0, 0, 0])
+        timing[0] += 1
+        timing[1] += end - start
+        timing[2] = max(timing[2], end - start)
+        if phase == "backward":  # part of a backward rule: listed on its backward step
+            self._inner_ops.append({"op": e["op"], "kernel": kernel["name"], "duration_ns": end - start})
+            return
+        step = self.next_step
+        held: list = []
+        nid = self._new_id("n")
+        inputs, input_states = [], []
+        for t in e["inputs"]:
+            tid, sid = self._input(t, held, step)
+            inputs.append(tid)
+            input_states.append(sid)
+        outputs, output_states = [], []
+        for o in e["outputs"]:
+            tid = self._tensor(o, "activation", held, producer=nid)
+            outputs.append(tid)
+            output_states.append(self._state(tid, o, held, step))
+        gid = None
+        if e.get("grad_node") is not None:
+            gid = self._grad_node(e["grad_node"], held, forward_node=nid, inputs=inputs, outputs=outputs)
+        self.objects[nid] = {"id": nid, "op": e["op"], "layer": e.get("layer"), "inputs": inputs,
+                             "input_states": input_states, "outputs": outputs, "output_states": output_states,
+                             "attrs": e.get("attrs") or {}, "kernel": kernel, "start_ns": start - self.t0_ns,
+                             "end_ns": end - self.t0_ns, "grad_node": gid, "nan_inf": None,
+                             "first_nan_inf": False, "step": step}
+        held.append(nid)
+        self._check_nan_inf(nid, e, input_states, output_states, step)
+        self._push({"index": step, "kind": "op", "phase": "forward", "node": nid,
+                    "states": output_states, "t_ns": start - self.t0_ns}, held)
+
+    def _grad_node(self, node, held: list, forward_node=None, inputs=None, outputs=()) -> str:
+        """The backward-graph id of `node` (a GradNode or AccumulateGrad), recorded if new.
+
+        A node made by a recorded op (`inputs` given) lists its edges; one met only as an edge's
+        end or a backward step was made before the recording began: it is marked "outside" and
+        its edges are not followed (that could walk a whole earlier graph)."""
+        gid = self._lookup(self._node_ids, node)
+        if gid is None:
+            gid = self._new_id("g")
+            self._remember(self._node_ids, node, gid)
+        if gid not in self.objects:
+            if type(node) is AccumulateGrad:
+                leaf = node.tensor_ref()
+                tid = self._tensor(leaf, "leaf", held) if leaf is not None else None
+                record = {"id": gid, "name": "accumulate_grad", "kind": "accumulate", "op": None,
+                          "forward_node": None, "tensor": tid, "next": [], "outside": False,
+                          "forward_inputs": [], "forward_outputs": [tid]}
+            else:
+                nexts = []
+                if inputs is not None:
+                    nexts = [None if edge is None else {"node": self._grad_node(edge[0], held), "output_index": edge[1]}
+                             for edge in node.next_edges]
+                record = {"id": gid, "name": f"{node.op.name}_grad", "kind": "grad", "op": node.op.name,
+                          "forward_node": forward_node, "tensor": None, "next": nexts, "outside": inputs is None,
+                          "forward_inputs": list(inputs or ()), "forward_outputs": list(outputs)}
+                for index, tid in enumerate(outputs):
+                    self._output_of[(gid, index)] = tid
+            self.objects[gid] = record
+            self.bytes_used += NODE_BYTES
+        held.append(gid)
+        return gid
+
+    def _on_backward_begin(self, e: dict) -> None:
+        if self._backward_depth == 0:
+            self._backward_pass += 1
+            self._inner_ops = []
+        self._backward_depth += 1
+
+    def _on_backward_end(self, e: dict) -> None:
+        self._backward_depth = max(0, self._backward_depth - 1)
+
+    def _on_backward_step(self, e: dict) -> None:
+        ops, self._inner_ops = self._inner_ops, []
+        if not self.backward:
+            return
+        step = self.next_step
+        held: list = []
+        node = e["node"]
+        gid = self._grad_node(node, held)
+        record = self.objects[gid]
+        grads_in = [self._grad_state(g, record["forward_outputs"], i, held, step)
+                    for i, g in enumerate(e["grads_in"])]
+        grads_out = [self._grad_state(g, record["forward_inputs"], i, held, step)
+                     for i, g in enumerate(e["grads_out"])]
+        leaf = e.get("tensor")
+        if leaf is not None and leaf._grad is not None:  # AccumulateGrad: .grad changed in place
+            tid = self._tensor(leaf, "leaf", held)
+            grad_tid = self._tensor(leaf._grad, "gradient", held)
+            self.objects[tid]["grad"] = grad_tid
+            self.objects[grad_tid]["grad_of"] = tid
+            grads_out = [self._state(grad_tid, leaf._grad, held, step)]
+        states = [s for s in grads_in + grads_out if s is not None]
+        self._push({"index": step, "kind": "backward_step", "phase": "backward", "node": gid,
+                    "pass": self._backward_pass, "grads_in": grads_in, "grads_out": grads_out,
+                    "ops": ops[:MAX_INNER_OPS], "ops_count": len(ops), "states": states,
+                    "start_ns": e["start_ns"] - self.t0_ns, "end_ns": e["end_ns"] - self.t0_ns}, held)
+
+    def _grad_state(self, g, of: list, index: int, held: list, step: int) -> str | None:
+        if g is None:
+            return None
+        tid = self._tensor(g, "gradient", held)
+        record = self.objects[tid]
+        if record["grad_of"] is None and index < len(of) and of[index] in self.objects:
+            record["grad_of"] = of[index]
+        return self._current_state(tid, g, held, step)
+
+    def _on_hook(self, e: dict) -> None:
+        step = self.next_step
+        held: list = []
+        gid = self._grad_node(e["node"], held)
+        outs = self.objects[gid]["forward_outputs"]
+        index = e["index"]
+        tensor = outs[index] if index < len(outs) else None
+        if tensor in self.objects:
+            held.append(tensor)
+        else:
+            tensor = None
+        grad = self._current_state(self._tensor(e["grad"], "gradient", held), e["grad"], held, step)
+        result = None
+        if e.get("result") is not None:
+            result = self._current_state(self._tensor(e["result"], "gradient", held), e["result"], held, step)
+        hook = e.get("hook")
+        name = getattr(hook, "__qualname__", None) or type(hook).__name__
+        self._push({"index": step, "kind": "hook", "phase": "backward", "node": gid, "output_index": index,
+                    "tensor": tensor, "hook": name, "grad": grad, "result": result,
+                    "states": [s for s in (grad, result) if s is not None]}, held)
+
+    def _on_optimizer_update(self, e: dict) -> None:
+        step = self.next_step
+        held: list = []
+        param = e.get("param")
+        tid = name = None
+        states: list = []
+        if isinstance(param, str):
+            name = param
+        elif param is not None and hasattr(param, "_data"):
+            name = param._name
+            tid = self._tensor(param, "parameter", held)
+            states.append(self._state(tid, param, held, step))  # the value after the update
+        uid = self._new_id("u")
+        self.objects[uid] = {"id": uid, "step": step, "optimizer": str(e.get("optimizer")), "param": tid,
+                             "param_name": name, "lr": _number(e.get("lr")), "grad_norm": _number(e.get("grad_norm")),
+                             "update_norm": _number(e.get("update_norm"))}
+        held.append(uid)
+        self._push({"index": step, "kind": "optimizer_update", "phase": "optimizer", "update": uid,
+                    "states": states}, held)
+
+    # ---- NaN / Inf ----------------------------------------------------------------------
+    def _check_nan_inf(self, nid: str, e: dict, input_states: list, output_states: list, step: int) -> None:
+        bad = [i for i, sid in enumerate(output_states) if self.state_data[sid][0].has_nan_inf]
+        if not bad:
+            return
+        inputs_bad = any(self.state_data[sid][0].has_nan_inf for sid in input_states)
+        node = self.objects[nid]
+        node["nan_inf"] = "propagated" if inputs_bad else "produced"
+        for i in bad:
+            sid = output_states[i]
+            summary = self.state_data[sid][0]
+            first = self.nan_inf["first"] is None
+            entry = {"step": step, "node": nid, "tensor": node["outputs"][i], "state": sid, "op": e["op"],
+                     "layer": e.get("layer"), "nan_count": summary.nan_count, "inf_count": summary.inf_count,
+                     "origin": node["nan_inf"]}
+            if first:
+                self.nan_inf["first"] = entry
+                node["first_nan_inf"] = True
+            self.nan_inf["count"] += 1
+            if len(self.nan_inf["occurrences"]) < MAX_NAN_EVENTS:
+                self.nan_inf["occurrences"].append(entry)
+            from ..framework import instrument  # tell other subscribers (a live view, a profiler)
+            instrument.emit({"kind": "nan_inf", "tensor": e["outputs"][i], "op": e["op"], "layer": e.get("layer"),
+                             "nan_count": summary.nan_count, "inf_count": summary.inf_count, "first": first,
+                             "recorder": self})
+
+    # ---- kernels ------------------------------------------------------------------------
+    def _describe_kernel(self, e: dict) -> dict:
+        """Which registered kernel `fn` is, and why it was chosen: the only one, the highest
+        priority, or preferred (set by the autotuner or set_preferred_kernel)."""
+        from ..framework.registry import KernelKey, _preferred
+        op, fn = e["opdef"], e["kernel"]
+        inputs = e["inputs"]
+        dtype = inputs[op.kernel_input]._data.dtype if len(inputs) > op.kernel_input else None
+        key = KernelKey("cpu", dtype)
+        wanted = _preferred.get((op.name, key))
+        cache_key = (op.name, dtype, fn, wanted)
+        info = self._kernel_info.get(cache_key)
+        if info is None:
+            bucket = op.kernels.get(key, [])
+            name = next((k.name for k in bucket if k.fn is fn or getattr(k.fn, "_fn", None) is fn),
+                        getattr(fn, "__name__", "kernel"))
+            reason = "only" if len(bucket) <= 1 else ("preferred" if wanted == name else "priority")
+            info = self._kernel_info[cache_key] = {"name": name, "backend": "cpu", "dtype": str(dtype),
+                                                   "reason": reason, "candidates": [k.name for k in bucket]}
+        return info
+
+    # ---- the ring buffer ------------------------------------------------------------------
+    def _push(self, step: dict, held: list) -> None:
+        refs = self.refs
+        for obj_id in held:
+            refs[obj_id] = refs.get(obj_id, 0) + 1
+        self.steps.append((step, held, NODE_BYTES))
+        self.bytes_used += NODE_BYTES
+        self.next_step += 1
+        while len(self.steps) > 1 and (len(self.steps) > self.max_steps or self.bytes_used > self.max_bytes):
+            self.dropped_reasons.add("max_steps" if len(self.steps) > self.max_steps else "max_bytes")
+            self._drop_oldest()
+
+    def _drop_oldest(self) -> None:
+        _, held, nbytes = self.steps.popleft()
+        self.dropped_steps += 1
+        self.bytes_used -= nbytes
+        refs = self.refs
+        for obj_id in held:
+            count = refs[obj_id] - 1
+            if count:
+                refs[obj_id] = count
+            else:
+                del refs[obj_id]
+                self._forget(obj_id)
+
+    def _forget(self, obj_id: str) -> None:
+        record = self.objects.pop(obj_id, None)
+        if record is None:
+            return
+        kind = obj_id[0]
+        if kind == "s":
+            summary_values = self.state_data.pop(obj_id)
+            nbytes = 0 if summary_values[1] is None else int(summary_values[1].size) * VALUE_BYTES
+            self.bytes_used -= SUMMARY_BYTES + nbytes
+            self.values_bytes -= nbytes
+            owner = self.objects.get(record["tensor"])
+            if owner is not None and owner["states"] and owner["states"][0] == obj_id:
+                owner["states"].popleft()
+        elif kind == "t":
+            self.bytes_used -= TENSOR_BYTES
+            self._last_state.pop(obj_id, None)
+        elif kind == "g":  # (an op node's bytes are counted with its step)
+            self.bytes_used -= NODE_BYTES
+            for index in range(len(record["forward_outputs"])):
+                self._output_of.pop((obj_id, index), None)
+
+    # ---- the document -------------------------------------------------------------------
+    def build(self) -> dict:
+        """The trace document as a plain dict (see trace.schema.json)."""
+        return build_document(self)
+
+
+def _number(v) -> float | None:
+    try:
+        return None if v is None else float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+_HANDLERS = {
+    "op": TraceBuilder._on_op,
+    "backward_begin": TraceBuilder._on_backward_begin,
+    "backward_end": TraceBuilder._on_backward_end,
+    "backward_step": TraceBuilder._on_backward_step,
+    "hook": TraceBuilder._on_hook,
+    "optimizer_update": TraceBuilder._on_optimizer_update,
+}

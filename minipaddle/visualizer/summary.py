@@ -1,0 +1,129 @@
+"""Tensor summaries for the trace document, and turning Python values into JSON-safe ones.
+
+A summary is what the debugger shows for a tensor without keeping its values: shape-free
+statistics (numel, min/max/mean/std over the finite values, NaN and Inf counts) and a 32-bin
+histogram over [min, max]. `summarize` returns a compact tuple so a long recording holds many;
+`summary_to_json` expands it into the document's "summary" object.
+
+    >>> s = summarize(np.array([1.0, 2.0, np.nan]))
+    >>> summary_to_json(s)["nan_count"]
+    1
+
+JSON has no NaN or Infinity: values are written as the strings "NaN", "Infinity", "-Infinity"
+(`json_number`), so every document is strict JSON a browser's JSON.parse accepts.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+import numpy as np
+
+BINS = 32
+_kernel = None
+
+
+class Summary(NamedTuple):
+    """Statistics of one tensor state; min/max/mean/std are None when no value is finite."""
+    numel: int
+    min: float | None
+    max: float | None
+    mean: float | None
+    std: float | None
+    nan_count: int
+    inf_count: int
+    hist: np.ndarray | None   # BINS int64 counts over [min, max]; None for empty/all-non-finite
+
+    @property
+    def has_nan_inf(self) -> bool:
+        return self.nan_count > 0 or self.inf_count > 0
+
+
+def _summarize_kernel():
+    global _kernel
+    if _kernel is None:  # numba loads on the first summary, never at import
+        from .summary_kernels import summarize_flat
+        _kernel = summarize_flat
+    return _kernel
+
+
+def summarize(array: np.ndarray) -> Summary:
+    """Summarize a numpy array of any dtype and layout (bool and integers as numbers)."""
+    a = np.asarray(array)
+    n = int(a.size)
+    if n == 0:
+        return Summary(0, None, None, None, None, 0, 0, None)
+    kind = a.dtype.kind
+    if kind == "c":  # complex: statistics of the magnitude
+        a = np.abs(a)
+    if a.dtype != np.float64 and a.dtype != np.float32:
+        a = a.astype(np.float64)
+    flat = a.reshape(-1) if a.flags.c_contiguous else np.ascontiguousarray(a).reshape(-1)
+    stats = np.empty(8, np.float64)
+    hist = np.empty(BINS, np.int64)
+    _summarize_kernel()(flat, stats, hist)
+    finite = int(stats[0])
+    inf_count = int(stats[2] + stats[3])
+    if finite == 0:
+        return Summary(n, None, None, None, None, int(stats[1]), inf_count, None)
+    return Summary(n, float(stats[4]), float(stats[5]), float(stats[6]), float(stats[7]),
+                   int(stats[1]), inf_count, hist)
+
+
+def summary_to_json(s: Summary) -> dict:
+    """The document's "summary" object."""
+    hist = None
+    if s.hist is not None:
+        hist = {"min": s.min, "max": s.max, "counts": s.hist.tolist()}
+    return {"numel": s.numel, "min": s.min, "max": s.max, "mean": s.mean, "std": s.std,
+            "nan_count": s.nan_count, "inf_count": s.inf_count, "histogram": hist}
+
+
+# Rough bytes one state costs in memory and in JSON (the summary object with its histogram);
+# the byte budget counts this plus the values it keeps.
+SUMMARY_BYTES = 480
+
+
+def json_number(v: float) -> float | str:
+    """A float as JSON allows it: non-finite values become "NaN", "Infinity", "-Infinity"."""
+    if math.isfinite(v):
+        return v
+    if math.isnan(v):
+        return "NaN"
+    return "Infinity" if v > 0 else "-Infinity"
+
+
+def values_to_json(array: np.ndarray, has_nan_inf: bool) -> list:
+    """A tensor's values, flattened in row-major order (the tensor record has the shape)."""
+    a = np.asarray(array)
+    if a.dtype.kind == "b":
+        a = a.astype(np.int8)
+    elif a.dtype.kind == "c":
+        a = np.abs(a)
+    out = a.reshape(-1).tolist()
+    if has_nan_inf:
+        out = [json_number(v) for v in out]
+    return out
+
+
+def jsonable(value: Any, depth: int = 0) -> Any:
+    """An op attribute as plain JSON: numbers, strings, lists, dicts; anything else as its repr."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return json_number(value)
+    if isinstance(value, np.generic):
+        return jsonable(value.item(), depth)
+    if isinstance(value, np.dtype):
+        return str(value)
+    if depth < 4:
+        if isinstance(value, (list, tuple)):
+            return [jsonable(v, depth + 1) for v in value[:64]]
+        if isinstance(value, dict):
+            return {str(k): jsonable(v, depth + 1) for k, v in list(value.items())[:64]}
+        if isinstance(value, np.ndarray) and value.size <= 16:
+            return values_to_json(value, not np.all(np.isfinite(value)) if value.dtype.kind in "fc" else False)
+    if isinstance(value, slice):
+        return f"slice({value.start}, {value.stop}, {value.step})"
+    text = repr(value)
+    return text if len(text) <= 200 else text[:197] + "..."

@@ -1,0 +1,64 @@
+"""numba kernels behind tensor summaries: one call computes every statistic and the histogram.
+
+numpy would need a call each for min, max, mean, std, isnan, isinf and histogram (~35 us on a
+tiny tensor, mostly call overhead); the recorder summarizes every tensor an op makes, so one
+compiled call (~1 us) is what keeps tracing affordable. Imported lazily by summary.py.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+BINS = 32
+
+
+@njit(cache=True)
+def summarize_flat(x, stats, hist):
+    """Fill stats = [finite, nan, posinf, neginf, min, max, mean, std] and hist (BINS counts).
+
+    min/max/mean/std and the histogram cover the finite values only; the histogram's bins split
+    [min, max] evenly (all values land in the last bin when min == max).
+    """
+    finite = 0
+    nans = 0
+    posinf = 0
+    neginf = 0
+    lo = np.inf
+    hi = -np.inf
+    total = 0.0
+    for i in range(x.size):
+        v = x[i]
+        if np.isnan(v):
+            nans += 1
+        elif v == np.inf:
+            posinf += 1
+        elif v == -np.inf:
+            neginf += 1
+        else:
+            finite += 1
+            total += v
+            lo = min(lo, v)
+            hi = max(hi, v)
+    mean = total / finite if finite > 0 else 0.0
+    squares = 0.0  # second pass around the mean: stable where sum-of-squares would cancel
+    nbins = hist.size
+    width = (hi - lo) / nbins
+    for i in range(nbins):
+        hist[i] = 0
+    for i in range(x.size):
+        v = x[i]
+        if np.isfinite(v):
+            d = v - mean
+            squares += d * d
+            b = int((v - lo) / width) if width > 0 else nbins - 1
+            if b >= nbins:
+                b = nbins - 1
+            hist[b] += 1
+    stats[0] = finite
+    stats[1] = nans
+    stats[2] = posinf
+    stats[3] = neginf
+    stats[4] = lo
+    stats[5] = hi
+    stats[6] = mean
+    stats[7] = np.sqrt(squares / finite) if finite > 0 else 0.0
