@@ -1,0 +1,20 @@
+"""paddle.optimizer: optimizers that update parameters from their gradients, and `lr` schedulers.
+
+    opt = paddle.optimizer.Adam(learning_rate=1e-3, parameters=model.parameters())
+    loss.backward()
+    opt.step()
+    opt.clear_grad()
+"""
+from __future__ import annotations
+
+from . import lr  # noqa: F401
+from .adagrad import Adagrad
+from .adam import Adam
+from .adamw import AdamW
+from .lamb import Lamb
+from .momentum import Momentum
+from .optimizer import Optimizer
+from .rmsprop import RMSProp
+from .sgd import SGD
+
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "RMSProp", "Adagrad", "Lamb", "lr"]

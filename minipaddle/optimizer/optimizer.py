@@ -1,0 +1,364 @@
+"""Optimizer: what every paddle.optimizer shares (param groups, learning rate, clipping, weight decay, state).
+
+One `step()`, for each parameter group:
+  1. collect `(param, grad)` for the parameters to update (stop_gradient=False and a grad present);
+  2. clip the gradients (`grad_clip`);
+  3. add weight decay: the parameter's own `regularizer`, else the group's, else the optimizer's;
+  4. run the subclass's rule `_update(param, grad, lr, state, group)`: numpy math written in place on
+     `param._data`, with `lr` = the optimizer's lr x the group's `learning_rate` x the parameter's
+     `optimize_attr["learning_rate"]`.
+A subclass only says which accumulators it keeps (`_init_state`) and how it updates (`_update`):
+
+    class SGD(Optimizer):
+        def _update(self, param, grad, lr, state, group):
+            p = param._data
+            p -= lr * grad
+
+Accumulators are named as Paddle names them (`linear_0.w_0_moment1_0`), so `state_dict()` looks like Paddle's.
+"""
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+
+from ..framework import instrument
+from ..framework.errors import invalid_argument, precondition_not_met, unimplemented
+from ..framework.parameter import unique_name
+from ..framework.tensor import Tensor
+from ..nn.clip import ClipGradBase
+from ..regularizer import L2Decay, WeightDecayRegularizer
+from .lr import LRScheduler
+
+__all__ = ["Optimizer"]
+
+_GROUP_KEYS = ("params", "learning_rate", "weight_decay", "grad_clip")
+_UNIQUE_SUFFIX = re.compile(r"_\d+$")
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+
+
+def _check_learning_rate(api: str, learning_rate):
+    if isinstance(learning_rate, LRScheduler):
+        return learning_rate
+    if not _is_number(learning_rate):
+        raise invalid_argument(api, f"learning_rate must be a float or an LRScheduler, got "
+                                    f"{type(learning_rate).__name__}.",
+                               hint="e.g. learning_rate=0.01 or paddle.optimizer.lr.StepDecay(0.1, step_size=10).")
+    if learning_rate < 0:
+        raise invalid_argument(api, f"learning_rate must be >= 0, got {learning_rate}.")
+    return float(learning_rate)
+
+
+def _check_clip(api: str, grad_clip):
+    if grad_clip is not None and not isinstance(grad_clip, ClipGradBase):
+        raise invalid_argument(api, f"grad_clip must be a ClipGradByValue, ClipGradByNorm or ClipGradByGlobalNorm, "
+                                    f"got {type(grad_clip).__name__}.")
+    return grad_clip
+
+
+def _to_regularizer(api: str, weight_decay):
+    """Paddle's spellings: None, a float (the L2Decay coefficient) or an L1Decay/L2Decay."""
+    if weight_decay is None or isinstance(weight_decay, WeightDecayRegularizer):
+        return weight_decay
+    if _is_number(weight_decay):
+        return L2Decay(float(weight_decay))
+    raise invalid_argument(api, f"weight_decay must be a float or a regularizer (L1Decay, L2Decay), got "
+                                f"{type(weight_decay).__name__}.")
+
+
+def _check_params(api: str, params, where: str) -> list:
+    if isinstance(params, Tensor):
+        params = [params]
+    try:
+        params = list(params)
+    except TypeError:
+        raise invalid_argument(api, f"{where} must be a list of Tensors, got {type(params).__name__}.") from None
+    for p in params:
+        if not isinstance(p, Tensor):
+            raise invalid_argument(api, f"{where} must hold Tensors (Parameters), got a {type(p).__name__}.")
+        if p._data.dtype.kind != "f":
+            raise invalid_argument(api, f"parameter '{p.name}' has dtype {p._data.dtype}; only float tensors "
+                                        "can be optimized.")
+    return params
+
+
+class Optimizer:
+    """Base class of the optimizers; use a subclass such as SGD or Adam.
+
+    Args (Paddle's): learning_rate (float or LRScheduler); parameters (a list of Tensors, or a list
+    of dicts `{"params": [...], "learning_rate": scale, "weight_decay": ..., <hyper-parameter>: ...}`,
+    where a group's learning_rate multiplies the optimizer's); weight_decay (float = L2 coefficient,
+    or L1Decay/L2Decay); grad_clip (ClipGradByValue/ByNorm/ByGlobalNorm); name (prefixes accumulator names).
+    """
+
+    _accumulator_kinds: tuple = ()  # names of the per-parameter accumulators, e.g. ("velocity",)
+
+    def __init__(self, learning_rate, parameters=None, weight_decay=None, grad_clip=None, name=None) -> None:
+        api = type(self).__name__
+        self._learning_rate = _check_learning_rate(api, learning_rate)
+        if parameters is None:
+            raise invalid_argument(api, "parameters is None; in dynamic graph mode an optimizer must be told "
+                                        "which parameters to update.", hint="pass parameters=model.parameters().")
+        if isinstance(parameters, dict):
+            raise invalid_argument(api, "parameters must be a list, got a dict.",
+                                   hint="for parameter groups pass a list of dicts: [{'params': [...]}, ...].")
+        if isinstance(parameters, Tensor):
+            raise invalid_argument(api, "parameters must be a list of Tensors, got a single Tensor.",
+                                   hint="wrap it in a list: parameters=[w].")
+        self._parameter_list = list(parameters)
+        if not self._parameter_list:
+            raise invalid_argument(api, "parameters is an empty list: there is nothing to optimize.")
+        self._name = name
+        self.regularization = _to_regularizer(api, weight_decay)
+        self._grad_clip = _check_clip(api, grad_clip)
+        self._default_dict = {"weight_decay": self.regularization, "grad_clip": self._grad_clip,
+                              **getattr(self, "_hyper", {})}
+        if all(isinstance(g, dict) for g in self._parameter_list):
+            self._param_groups = [self._make_group(api, dict(g), f"parameters[{i}]['params']")
+                                  for i, g in enumerate(self._parameter_list)]
+        elif any(isinstance(g, dict) for g in self._parameter_list):
+            raise invalid_argument(api, "parameters mixes Tensors and dicts; give either a list of Tensors or a "
+                                        "list of parameter-group dicts.")
+        else:
+            self._param_groups = [self._make_group(api, {"params": self._parameter_list}, "parameters")]
+        self._all_params = [p for g in self._param_groups for p in g["params"]]
+        seen: set = set()
+        for p in self._all_params:
+            if id(p) in seen:
+                raise invalid_argument(api, f"parameter '{p.name}' is given more than once; it would be updated "
+                                            "twice per step.")
+            seen.add(id(p))
+        self._accumulators: dict = {}       # id(param) -> {kind: ndarray}, made at the parameter's first update
+        self._accumulator_names: dict = {}  # id(param) -> {kind: "linear_0.w_0_moment1_0"}
+        self._accumulators_holder: dict = {}  # loaded by set_state_dict, not yet claimed: base name -> (name, array)
+        self.clear_gradients = self.clear_grad
+
+    def _make_group(self, api: str, group: dict, where: str) -> dict:
+        """A parameter group with every setting filled in (defaults from the optimizer)."""
+        if "params" not in group:
+            raise invalid_argument(api, f"a parameter group has no 'params' key (keys: {sorted(group)}).")
+        unknown = set(group) - set(_GROUP_KEYS) - set(self._default_dict)
+        if unknown:
+            raise invalid_argument(api, f"parameter group has unknown keys {sorted(unknown)}; allowed: "
+                                        f"{sorted(set(_GROUP_KEYS) | set(self._default_dict))}.")
+        full = {"learning_rate": 1.0, **self._default_dict, **group}
+        full["params"] = _check_params(api, group["params"], where)
+        scale = full["learning_rate"]
+        if not _is_number(scale) or scale < 0:
+            raise invalid_argument(api, f"a group's learning_rate is a scale of the optimizer's and must be a "
+                                        f"number >= 0, got {scale!r}.")
+        full["learning_rate"] = float(scale)
+        full["grad_clip"] = _check_clip(api, full["grad_clip"])
+        full["_regularizer"] = self._group_regularizer(api, full)
+        return full
+
+    def _group_regularizer(self, api: str, group: dict):
+        """The regularizer a group's weight_decay means (AdamW overrides: its decay is decoupled)."""
+        group["weight_decay"] = _to_regularizer(api, group["weight_decay"])
+        return group["weight_decay"]
+
+    # ---- the learning rate ---------------------------------------------------------------
+    def get_lr(self) -> float:
+        """The current learning rate (the scheduler's value when one is used)."""
+        lr = self._learning_rate
+        return lr if type(lr) is float else float(lr())
+
+    def set_lr(self, value: float) -> None:
+        """Set a float learning rate by hand; not allowed when an LRScheduler drives it."""
+        if isinstance(self._learning_rate, LRScheduler):
+            raise precondition_not_met("set_lr", "the learning rate is driven by an LRScheduler; setting it by hand "
+                                                 "would conflict with the scheduler.",
+                                       hint="call scheduler.step(), or set_lr_scheduler() to replace it.")
+        if not _is_number(value):
+            raise invalid_argument("set_lr", f"value must be a float, got {type(value).__name__}.")
+        self._learning_rate = float(value)
+
+    def set_lr_scheduler(self, scheduler: LRScheduler) -> None:
+        if not isinstance(scheduler, LRScheduler):
+            raise invalid_argument("set_lr_scheduler", f"scheduler must be an LRScheduler, got "
+                                                       f"{type(scheduler).__name__}.")
+        self._learning_rate = scheduler
+
+    # ---- one step ------------------------------------------------------------------------
+    def step(self) -> None:
+        """Update every parameter that has a gradient, once."""
+        lr = self._learning_rate
+        base_lr = lr if type(lr) is float else float(lr())
+        for group in self._param_groups:
+            params, grads = [], []
+            for p in group["params"]:
+                g = p._grad
+                if g is not None and not p.stop_gradient:
+                    params.append(p)
+                    grads.append(g._data)
+            if params:
+                self._apply_group(group, params, grads, base_lr)
+
+    def _apply_group(self, group: dict, params: list, grads: list, base_lr: float) -> None:
+        clip = group["grad_clip"]
+        if clip is not None:
+            grads = clip._clip_arrays(params, grads)
+        lr = base_lr * group["learning_rate"]
+        decay = group["_regularizer"]
+        states = self._accumulators
+        update = self._update
+        emit = instrument.subscribers
+        for p, g in zip(params, grads):
+            reg = getattr(p, "regularizer", None) or decay  # the parameter's own regularizer wins
+            if reg is not None:
+                g = reg._apply(p._data, g)
+            attr = getattr(p, "optimize_attr", None)
+            p_lr = lr if attr is None else lr * attr["learning_rate"]
+            state = states.get(id(p))  # keyed by id: Tensor.__hash__ is a Python-level call
+            if state is None:
+                state = self._create_state(p, group)
+            if emit:
+                before = p._data.copy()
+            update(p, g, p_lr, state, group)
+            p._bump_version()
+            if emit:
+                self._emit_update(p, g, p_lr, before)
+
+    def _update(self, param: Tensor, grad: np.ndarray, lr: float, state: dict, group: dict) -> None:
+        raise unimplemented(type(self).__name__, "the Optimizer base class has no update rule.",
+                            hint="use a subclass such as paddle.optimizer.SGD or Adam.")
+
+    def _init_state(self, param: Tensor, group: dict) -> dict:
+        """The accumulators of one parameter, freshly made: {kind: ndarray}."""
+        return {}
+
+    def _emit_update(self, p: Tensor, g: np.ndarray, lr: float, before: np.ndarray) -> None:
+        instrument.emit({"kind": "optimizer_update", "optimizer": type(self).__name__, "param": p.name,
+                         "lr": float(lr), "grad_norm": float(np.linalg.norm(g)),
+                         "update_norm": float(np.linalg.norm(p._data - before))})
+
+    # ---- accumulators and their state dict -------------------------------------------------
+    def _kind_name(self, kind: str) -> str:
+        return kind if self._name is None else f"{self._name}_{kind}"
+
+    def _create_state(self, p: Tensor, group: dict) -> dict:
+        state = self._init_state(p, group)
+        names = {}
+        for kind, arr in state.items():
+            base = f"{p.name}_{self._kind_name(kind)}"
+            loaded = self._accumulators_holder.pop(base, None)
+            if loaded is None:
+                names[kind] = unique_name(base)
+            else:
+                names[kind] = loaded[0]
+                self._load_into(arr, loaded[1], loaded[0])
+        self._accumulators[id(p)] = state
+        self._accumulator_names[id(p)] = names
+        return state
+
+    @staticmethod
+    def _load_into(arr: np.ndarray, value: np.ndarray, name: str) -> None:
+        if value.shape != arr.shape:
+            raise invalid_argument("set_state_dict", f"'{name}' has shape {list(value.shape)}, but this optimizer's "
+                                                     f"accumulator has shape {list(arr.shape)}.")
+        arr[...] = value
+
+    def state_dict(self) -> dict:
+        """Accumulators by their Paddle names (copies), plus "LR_Scheduler" when a scheduler is used."""
+        out = {}
+        for p in self._all_params:
+            state = self._accumulators.get(id(p), {})
+            names = self._accumulator_names.get(id(p))
+            for kind, arr in state.items():
+                out[names[kind]] = _named_tensor(arr.copy(), names[kind])
+        for name, value in self._accumulators_holder.values():  # loaded but not used yet: keep them
+            out[name] = _named_tensor(value.copy(), name)
+        if isinstance(self._learning_rate, LRScheduler):
+            out["LR_Scheduler"] = self._learning_rate.state_dict()
+        return out
+
+    def set_state_dict(self, state_dict: dict) -> None:
+        """Load what `state_dict()` returned: accumulators are matched to parameters by name
+        (`linear_0.w_0_moment1_0`; the trailing unique number may differ) and loaded now, or at the
+        parameter's first update."""
+        if not isinstance(state_dict, dict):
+            raise invalid_argument("set_state_dict", f"expected a dict, got {type(state_dict).__name__}.")
+        if isinstance(self._learning_rate, LRScheduler) and "LR_Scheduler" in state_dict:
+            self._learning_rate.set_state_dict(state_dict["LR_Scheduler"])
+        holder = {}
+        for name, value in state_dict.items():
+            if name in ("LR_Scheduler", "master_weights"):
+                continue
+            data = value._data if isinstance(value, Tensor) else np.asarray(value)
+            holder[_UNIQUE_SUFFIX.sub("", name)] = (name, data)
+        expected = {f"{p.name}_{self._kind_name(k)}" for p in self._all_params for k in self._kinds()}
+        unmatched = [base for base in holder if base not in expected]
+        if unmatched and len(unmatched) == len(holder):
+            raise invalid_argument(
+                "set_state_dict", f"none of the {len(holder)} accumulators in the state dict (e.g. "
+                                  f"'{holder[unmatched[0]][0]}') belongs to this optimizer's parameters "
+                                  f"({', '.join(p.name for p in self._all_params[:3])}, ...).",
+                hint="accumulators are matched by parameter name: build the model the same way (same layer "
+                     "names) before loading, or start the optimizer fresh.")
+        if unmatched:
+            warnings.warn(f"set_state_dict: {len(unmatched)} entries match no parameter of this optimizer and are "
+                          f"ignored, e.g. '{holder[unmatched[0]][0]}'.", stacklevel=2)
+        for base in unmatched:
+            del holder[base]
+        for p in self._all_params:  # parameters already stepped: load now
+            for kind, arr in self._accumulators.get(id(p), {}).items():
+                loaded = holder.pop(f"{p.name}_{self._kind_name(kind)}", None)
+                if loaded is not None:
+                    self._load_into(arr, loaded[1], loaded[0])
+                    self._accumulator_names[id(p)][kind] = loaded[0]
+        self._accumulators_holder = {base: (name, np.array(data)) for base, (name, data) in holder.items()}
+
+    set_dict = set_state_dict
+
+    def _kinds(self) -> tuple:
+        return self._accumulator_kinds
+
+    # ---- gradients -----------------------------------------------------------------------
+    def clear_grad(self, set_to_zero: bool = True) -> None:
+        """Zero every parameter's gradient in place (or drop it with set_to_zero=False)."""
+        for p in self._all_params:
+            if not p.stop_gradient:
+                p.clear_grad(set_to_zero)
+
+    def minimize(self, loss: Tensor, startup_program=None, parameters=None, no_grad_set=None):
+        """Backward (when `loss` still has its graph) and one update; returns `(optimize_ops, params_grads)`.
+
+        Paddle's dygraph style `loss.backward(); opt.minimize(loss)` works too: a graph already
+        walked by backward() is not walked again.
+        """
+        if not isinstance(loss, Tensor):
+            raise invalid_argument("minimize", f"loss must be a Tensor, got {type(loss).__name__}.")
+        node = loss._node
+        if node is not None and not node.freed:
+            loss.backward()
+        chosen = None if parameters is None else {id(p) for p in _check_params("minimize", parameters, "parameters")}
+        skip = set()
+        for item in no_grad_set or ():
+            skip.add(item if isinstance(item, str) else id(item))
+        params_grads = []
+        lr = self.get_lr()
+        for group in self._param_groups:
+            params, grads = [], []
+            for p in group["params"]:
+                if (p.stop_gradient or p._grad is None or (chosen is not None and id(p) not in chosen)
+                        or id(p) in skip or p.name in skip):
+                    continue
+                params.append(p)
+                grads.append(p._grad._data)
+                params_grads.append((p, p._grad))
+            if params:
+                self._apply_group(group, params, grads, lr)
+        return [], params_grads
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(learning_rate={self._learning_rate!r}, {len(self._all_params)} parameters)"
+
+
+def _named_tensor(data: np.ndarray, name: str) -> Tensor:
+    t = Tensor._wrap(data)
+    t.name = name
+    return t

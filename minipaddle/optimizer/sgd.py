@@ -1,0 +1,25 @@
+"""SGD: plain stochastic gradient descent, `param = param - learning_rate * grad`."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework.tensor import Tensor
+from .optimizer import Optimizer
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """`param -= learning_rate * grad` (grad already clipped and weight-decayed).
+
+    >>> opt = paddle.optimizer.SGD(learning_rate=0.1, parameters=model.parameters())   # doctest: +SKIP
+    >>> loss.backward(); opt.step(); opt.clear_grad()                                   # doctest: +SKIP
+    """
+
+    def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None,
+                 multi_precision: bool = False, name: str | None = None) -> None:
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+
+    def _update(self, param: Tensor, grad: np.ndarray, lr: float, state: dict, group: dict) -> None:
+        p = param._data
+        p -= lr * grad
