@@ -1,0 +1,229 @@
+"""Image functions behind the transforms, after `paddle.vision.transforms.functional` (numpy only, no PIL/cv2).
+
+Images are numpy arrays, HxW or HxWxC (as cv2 and `np.asarray(pil_image)` give them), or Tensors,
+which are read as CxH xW (or HxW) as in Paddle. A numpy or PIL image comes back as numpy; a Tensor
+comes back as a Tensor. Resizing follows cv2's conventions (pixel centers at +0.5; uint8 results
+rounded and clipped), which PyTorch's `interpolate(..., align_corners=False)` shares.
+"""
+from __future__ import annotations
+
+import functools
+import numbers
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...framework.errors import invalid_argument, unimplemented
+from ...framework.tensor import Tensor
+
+__all__ = ["to_tensor", "normalize", "resize", "pad", "crop", "center_crop", "hflip", "vflip"]
+
+
+def _is_pil(img) -> bool:
+    return type(img).__module__.startswith("PIL.")
+
+
+def to_hwc(op: str, img) -> tuple[np.ndarray, bool]:
+    """The image as a numpy HW/HWC array (a view where possible), and whether it came as a Tensor."""
+    if type(img) is np.ndarray and 2 <= img.ndim <= 3:   # the common case, checked first
+        return img, False
+    if isinstance(img, Tensor):
+        a = img._data
+        if a.ndim not in (2, 3):
+            raise invalid_argument(op, f"got a Tensor of shape {list(a.shape)}, expected a CHW or HW image.")
+        return (a.transpose(1, 2, 0) if a.ndim == 3 else a), True
+    if _is_pil(img):
+        img = np.asarray(img)
+    if not isinstance(img, np.ndarray):
+        raise invalid_argument(op, f"got {type(img).__name__}, expected a numpy HWC/HW image, a PIL image or a "
+                                   "CHW Tensor.")
+    if img.ndim not in (2, 3):
+        raise invalid_argument(op, f"got an array of shape {list(img.shape)}, expected HxW or HxWxC.")
+    return img, False
+
+
+def from_hwc(a: np.ndarray, was_tensor: bool):
+    if not was_tensor:
+        return a
+    return Tensor._wrap(np.ascontiguousarray(a.transpose(2, 0, 1) if a.ndim == 3 else a))
+
+
+def to_tensor(pic, data_format: str = "CHW") -> Tensor:
+    """HWC (or HW) image -> CHW float Tensor; uint8 [0, 255] becomes float32 [0, 1], other dtypes are kept."""
+    if data_format not in ("CHW", "HWC"):
+        raise invalid_argument("to_tensor", f"data_format got {data_format!r}, expected 'CHW' or 'HWC'.")
+    if isinstance(pic, Tensor):
+        raise invalid_argument("to_tensor", "got a Tensor, expected a numpy or PIL image.",
+                               hint="ToTensor goes first in a Compose, before transforms that return Tensors.")
+    a, _ = to_hwc("to_tensor", pic)
+    if a.ndim == 2:
+        a = a[:, :, None]
+    if data_format == "CHW":
+        a = a.transpose(2, 0, 1)
+    if a.dtype == np.uint8:
+        out = np.multiply(a, np.float32(1 / 255), dtype=np.float32)
+    else:
+        out = np.array(a, order="C")
+    return Tensor._wrap(out)
+
+
+def normalize(img, mean, std, data_format: str = "CHW", to_rgb: bool = False):
+    """(img - mean) / std per channel; `to_rgb` first reverses the channel order (BGR -> RGB)."""
+    if data_format not in ("CHW", "HWC"):
+        raise invalid_argument("normalize", f"data_format got {data_format!r}, expected 'CHW' or 'HWC'.")
+    mean_t = tuple(float(v) for v in np.ravel(mean))
+    std_t = tuple(float(v) for v in np.ravel(std))
+    return normalize_values(img, mean_t, std_t, data_format, to_rgb)
+
+
+def normalize_values(img, mean: tuple, std: tuple, data_format: str, to_rgb: bool):
+    """normalize() once mean and std are tuples of floats (Normalize calls this per image)."""
+    was_tensor = isinstance(img, Tensor)
+    a = img._data if was_tensor else np.asarray(img)
+    channels = a.shape[0 if data_format == "CHW" else -1] if a.ndim == 3 else 1
+    mean_a, inv_std = _normalize_stats(mean, std, data_format, a.ndim, channels)
+    if to_rgb and a.ndim == 3:
+        a = a[::-1] if data_format == "CHW" else a[..., ::-1]
+    out = np.subtract(a, mean_a, dtype=np.float32)
+    out *= inv_std
+    return Tensor._wrap(out) if was_tensor else out
+
+
+@functools.lru_cache(maxsize=64)
+def _normalize_stats(mean: tuple, std: tuple, data_format: str, ndim: int, channels: int):
+    """mean and 1/std shaped to broadcast against the image (checked once per combination)."""
+    shape = ((-1, 1, 1) if data_format == "CHW" else (1, 1, -1)) if ndim == 3 else ()
+    for name, v in (("mean", mean), ("std", std)):
+        if len(v) not in (1, channels):
+            raise invalid_argument("normalize", f"{name} has {len(v)} values for an image with {channels} channels "
+                                                f"(data_format={data_format}, {ndim} dims).")
+    if 0.0 in std:
+        raise invalid_argument("normalize", f"std {list(std)} has a 0, which would divide by zero.")
+    mean_a = np.asarray(mean, dtype=np.float32).reshape(shape)
+    inv_std = (1.0 / np.asarray(std, dtype=np.float64)).astype(np.float32).reshape(shape)
+    return mean_a, inv_std
+
+
+def _size_hw(op: str, size) -> tuple[int, int]:
+    if isinstance(size, numbers.Integral) and not isinstance(size, bool):
+        return int(size), int(size)
+    if isinstance(size, Sequence) and len(size) == 2 and all(isinstance(s, numbers.Integral) for s in size):
+        return int(size[0]), int(size[1])
+    raise invalid_argument(op, f"size got {size!r}, expected an int or a (height, width) pair.")
+
+
+def _linear_taps(n_in: int, n_out: int):
+    """For each output pixel: the two source pixels and the weight of the second (half-pixel centers)."""
+    src = np.maximum((np.arange(n_out) + 0.5) * (n_in / n_out) - 0.5, 0.0)
+    i0 = np.minimum(np.floor(src).astype(np.intp), n_in - 1)
+    i1 = np.minimum(i0 + 1, n_in - 1)
+    return i0, i1, (src - i0).astype(np.float32)
+
+
+def _resize_bilinear(a: np.ndarray, oh: int, ow: int) -> np.ndarray:
+    y0, y1, wy = _linear_taps(a.shape[0], oh)
+    x0, x1, wx = _linear_taps(a.shape[1], ow)
+    f = a.astype(np.float32, copy=False)
+    wy = wy.reshape((-1,) + (1,) * (a.ndim - 1))
+    rows = f[y0] * (1 - wy) + f[y1] * wy
+    wx = wx.reshape((1, -1) + (1,) * (a.ndim - 2))
+    out = rows[:, x0] * (1 - wx) + rows[:, x1] * wx
+    if a.dtype.kind in "ui":
+        info = np.iinfo(a.dtype)
+        return np.clip(np.rint(out), info.min, info.max).astype(a.dtype)
+    return out.astype(a.dtype, copy=False)
+
+
+def resize(img, size, interpolation: str = "bilinear"):
+    """Resize to `size` = (h, w), or, for an int, so the shorter side is `size` keeping the aspect ratio."""
+    a, was_tensor = to_hwc("resize", img)
+    h, w = a.shape[:2]
+    if isinstance(size, numbers.Integral) and not isinstance(size, bool):
+        if min(h, w) == size:
+            return img if not _is_pil(img) else a
+        oh, ow = (int(size * h / w), size) if w < h else (size, int(size * w / h))
+    else:
+        oh, ow = _size_hw("resize", size)
+    if oh <= 0 or ow <= 0:
+        raise invalid_argument("resize", f"target size ({oh}, {ow}) must be positive.")
+    if interpolation == "bilinear":
+        out = _resize_bilinear(a, oh, ow)
+    elif interpolation == "nearest":
+        iy = np.minimum(np.floor(np.arange(oh) * (h / oh)).astype(np.intp), h - 1)
+        ix = np.minimum(np.floor(np.arange(ow) * (w / ow)).astype(np.intp), w - 1)
+        out = a[iy][:, ix]
+    else:
+        raise unimplemented("resize", f"interpolation {interpolation!r} is not available.",
+                            hint="use 'bilinear' or 'nearest'.")
+    return from_hwc(out, was_tensor)
+
+
+def _padding_ltrb(padding) -> tuple[int, int, int, int]:
+    if isinstance(padding, numbers.Integral) and not isinstance(padding, bool):
+        return (int(padding),) * 4
+    if isinstance(padding, Sequence) and len(padding) in (2, 4) and all(isinstance(p, numbers.Integral)
+                                                                        for p in padding):
+        p = [int(v) for v in padding]
+        return (p[0], p[1], p[0], p[1]) if len(p) == 2 else (p[0], p[1], p[2], p[3])
+    raise invalid_argument("pad", f"padding got {padding!r}, expected an int, (left/right, top/bottom) or "
+                                  "(left, top, right, bottom).")
+
+
+_PAD_MODES = {"constant": "constant", "edge": "edge", "reflect": "reflect", "symmetric": "symmetric"}
+
+
+def pad(img, padding, fill=0, padding_mode: str = "constant"):
+    """Pad the borders: `padding` is an int, (left/right, top/bottom) or (left, top, right, bottom)."""
+    a, was_tensor = to_hwc("pad", img)
+    ltrb = _padding_ltrb(padding)
+    if min(ltrb) < 0:
+        raise invalid_argument("pad", f"padding {padding!r} has a negative value.")
+    if padding_mode not in _PAD_MODES:
+        raise invalid_argument("pad", f"padding_mode got {padding_mode!r}, expected one of {list(_PAD_MODES)}.")
+    return from_hwc(pad_hwc(a, ltrb, fill, padding_mode), was_tensor)
+
+
+def pad_hwc(a: np.ndarray, ltrb: tuple[int, int, int, int], fill, padding_mode: str) -> np.ndarray:
+    """pad() on a checked HWC/HW array and (left, top, right, bottom)."""
+    left, top, right, bottom = ltrb
+    if padding_mode == "constant":
+        h, w = a.shape[:2]
+        out = np.empty((h + top + bottom, w + left + right) + a.shape[2:], dtype=a.dtype)
+        out[...] = fill   # a number, or one value per channel
+        out[top:top + h, left:left + w] = a
+        return out
+    widths = [(top, bottom), (left, right)] + [(0, 0)] * (a.ndim - 2)
+    return np.pad(a, widths, mode=_PAD_MODES[padding_mode])
+
+
+def crop(img, top: int, left: int, height: int, width: int):
+    """The `height` x `width` window whose top-left corner is (top, left)."""
+    a, was_tensor = to_hwc("crop", img)
+    h, w = a.shape[:2]
+    if top < 0 or left < 0 or height <= 0 or width <= 0 or top + height > h or left + width > w:
+        raise invalid_argument("crop", f"window top={top}, left={left}, height={height}, width={width} does not "
+                                       f"fit in an image of {h}x{w}.")
+    return from_hwc(a[top:top + height, left:left + width], was_tensor)
+
+
+def center_crop(img, output_size):
+    """The centered window of `output_size` (an int for a square)."""
+    a, _ = to_hwc("center_crop", img)
+    h, w = a.shape[:2]
+    th, tw = _size_hw("center_crop", output_size)
+    if th > h or tw > w:
+        raise invalid_argument("center_crop", f"crop size ({th}, {tw}) is larger than the image ({h}, {w}).",
+                               hint="Resize or Pad first.")
+    return crop(img, int(round((h - th) / 2.0)), int(round((w - tw) / 2.0)), th, tw)
+
+
+def hflip(img):
+    """Mirror left-right."""
+    a, was_tensor = to_hwc("hflip", img)
+    return from_hwc(a[:, ::-1], was_tensor)
+
+
+def vflip(img):
+    """Mirror top-bottom."""
+    a, was_tensor = to_hwc("vflip", img)
+    return from_hwc(a[::-1], was_tensor)
