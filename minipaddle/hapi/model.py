@@ -90,6 +90,30 @@ def _required_args(forward) -> int:
     return max(1, sum(1 for p in params if p.kind in kinds and p.default is inspect.Parameter.empty))
 
 
+def _rename_accumulators(opt_state: dict, renames: dict[str, str]) -> dict:
+    """Optimizer state is keyed by parameter name (`linear_0.w_0_moment1_0`). A network built again gets
+    new unique names (`linear_2.w_0`), so rename each key from the saved parameter's name to the
+    current one, matched through the structured keys of the two state dicts."""
+    if not renames or all(old == new for old, new in renames.items()):
+        return opt_state
+    olds = sorted(renames, key=len, reverse=True)
+
+    def rename(key):
+        if key in renames:
+            return renames[key]
+        for old in olds:
+            if isinstance(key, str) and key.startswith(old + "_"):
+                return renames[old] + key[len(old):]
+        return key
+
+    out = {}
+    for key, value in opt_state.items():
+        if key == "master_weights" and isinstance(value, dict):
+            value = {rename(k): v for k, v in value.items()}
+        out[key if key == "LR_Scheduler" else rename(key)] = value
+    return out
+
+
 class Model:
     """Wraps `network` (a paddle.nn.Layer) with fit / evaluate / predict / save / load / summary.
 
@@ -398,7 +422,8 @@ class Model:
             param.set_value(value)
         opt_path = f"{path}.pdopt"
         if self._optimizer is not None and not reset_optimizer and os.path.exists(opt_path):
-            self._optimizer.set_state_dict(load(opt_path))
+            renames = {value.name: param.name for param, value in pairs if isinstance(value, Tensor)}
+            self._optimizer.set_state_dict(_rename_accumulators(load(opt_path), renames))
 
     @staticmethod
     def _mismatch(key: str, param, state: dict) -> str | None:
