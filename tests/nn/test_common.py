@@ -79,6 +79,10 @@ def test_linear_errors_name_the_shapes():
         F.linear(t(rand(2, 4)), t(rand(4, 5, dtype="float64")), t(rand(5)))
     with pytest.raises(InvalidArgument, match="expected a Tensor"):
         F.linear(rand(2, 4), t(rand(4, 5)))
+    with pytest.raises(InvalidArgument, match=r"linear: x's last dim \(5\) must equal weight's first dim \(4\)"):
+        F.linear(t(rand(2, 5)), t(rand(4, 5)))  # without a bias too
+    with pytest.raises(InvalidArgument, match="linear: x is 0-D"):
+        F.linear(t(np.array(1.0, np.float32)), t(rand(1, 5)))
 
 
 # ---- dropout -----------------------------------------------------------------------------------

@@ -47,12 +47,10 @@ def _same_float_dtype(op: str, **tensors) -> None:
 
 
 # ---- linear: x @ W + b ---------------------------------------------------------------------
-def linear_meta(x, weight, bias) -> MetaTensor:
+def _check_x_and_weight(x, weight) -> None:
+    """x [..., in_features] and weight [in_features, out_features], float, of one dtype."""
+    _same_float_dtype("linear", x=x, weight=weight)
     xs, ws = x.shape, weight.shape
-    if len(ws) == 2 and len(xs) >= 1 and xs[-1] == ws[0] and bias.shape == (ws[1],) \
-            and x.dtype == weight.dtype == bias.dtype and x.dtype.kind == "f":
-        return new_meta(xs[:-1] + (ws[1],), x.dtype)  # the common case, checked in one line
-    _same_float_dtype("linear", x=x, weight=weight, bias=bias)
     if len(ws) != 2:
         raise invalid_argument("linear", f"weight has shape {list(ws)}, expected a 2-D [in_features, "
                                          "out_features] tensor.")
@@ -62,6 +60,15 @@ def linear_meta(x, weight, bias) -> MetaTensor:
         raise invalid_argument("linear", f"x's last dim ({xs[-1]}) must equal weight's first dim ({ws[0]}); "
                                          f"got x of shape {list(xs)} and weight of shape {list(ws)}.",
                                hint="Paddle's weight is [in_features, out_features], the transpose of PyTorch's.")
+
+
+def linear_meta(x, weight, bias) -> MetaTensor:
+    xs, ws = x.shape, weight.shape
+    if len(ws) == 2 and len(xs) >= 1 and xs[-1] == ws[0] and bias.shape == (ws[1],) \
+            and x.dtype == weight.dtype == bias.dtype and x.dtype.kind == "f":
+        return new_meta(xs[:-1] + (ws[1],), x.dtype)  # the common case, checked in one line
+    _check_x_and_weight(x, weight)
+    _same_float_dtype("linear", x=x, bias=bias)
     if tuple(bias.shape) not in ((ws[1],), (-1,)):
         raise invalid_argument("linear", f"bias has shape {list(bias.shape)}, expected [{ws[1]}] "
                                          "(out_features).")
@@ -103,9 +110,7 @@ add_kernel("linear", "cpu", FLOATS, linear_kernel, name="blas")
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """x @ weight + bias; weight is [in_features, out_features]. Without bias: one matmul."""
     if bias is None:
-        if len(weight._data.shape) != 2:
-            raise invalid_argument("linear", f"weight has shape {list(weight._data.shape)}, expected a 2-D "
-                                             "[in_features, out_features] tensor.")
+        _check_x_and_weight(x._data, weight._data)
         return dispatch(MATMUL, (x, weight), {"transpose_x": False, "transpose_y": False})
     return dispatch(LINEAR, (x, weight, bias))
 
@@ -287,9 +292,9 @@ def _cubic_weights(t: np.ndarray) -> list[np.ndarray]:
 
 
 @lru_cache(maxsize=256)
-def interp_matrix(n_in: int, n_out: int, scale: float, mode: str, align_corners: bool,
-                  align_mode: int) -> np.ndarray:
-    """The (n_out, n_in) float64 matrix that resizes one axis: out = A @ x along that axis."""
+def interp_matrix(n_in: int, n_out: int, scale: float, mode: str, align_corners: bool, align_mode: int,
+                  dtype: str = "float64") -> np.ndarray:
+    """The (n_out, n_in) matrix that resizes one axis: out = A @ x along that axis (cached, read-only)."""
     A = np.zeros((n_out, n_in))
     rows = np.arange(n_out)
     r = _ratio(n_in, n_out, scale, align_corners)
@@ -312,13 +317,14 @@ def interp_matrix(n_in: int, n_out: int, scale: float, mode: str, align_corners:
         lo, hi, frac = _linear_taps(n_in, n_out, r, align_corners, align_mode)
         np.add.at(A, (rows, lo), 1.0 - frac.astype(np.float64))
         np.add.at(A, (rows, hi), frac.astype(np.float64))
+    A = A.astype(dtype)
     A.setflags(write=False)
     return A
 
 
 def _apply_along(x: np.ndarray, A: np.ndarray, axis: int) -> np.ndarray:
     """A @ x along `axis`: tensordot folds the other axes into one gemm."""
-    out = np.tensordot(x, A.astype(x.dtype, copy=False), axes=([axis], [1]))
+    out = np.tensordot(x, A, axes=([axis], [1]))
     return np.moveaxis(out, -1, axis)
 
 
@@ -342,7 +348,8 @@ def _resize(x: np.ndarray, sizes: tuple, scales: tuple, mode: str, align_corners
     out = x
     for i, axis in enumerate(axes):
         n_in, n_out = sizes[i]
-        A = interp_matrix(n_in, n_out, scales[i] if scales else -1.0, mode, align_corners, align_mode)
+        A = interp_matrix(n_in, n_out, scales[i] if scales else -1.0, mode, align_corners, align_mode,
+                          x.dtype.name)
         out = _apply_along(out, A.T if transpose else A, axis)
     return np.ascontiguousarray(out)
 

@@ -11,6 +11,8 @@ turns them off.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ...framework.dtype import get_default_dtype
 from ...framework.errors import invalid_argument
 from ...framework.ops.manipulation import flatten
@@ -35,7 +37,7 @@ class Linear(Layer):
                  name: str | None = None) -> None:
         super().__init__(dtype=get_default_dtype())
         for arg, value in (("in_features", in_features), ("out_features", out_features)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 0:
                 raise invalid_argument("Linear", f"{arg} got {value!r}, expected an int >= 0.")
         self.in_features, self.out_features = in_features, out_features
         self.weight = self.create_parameter([in_features, out_features], attr=weight_attr, is_bias=False)
@@ -114,7 +116,7 @@ class Embedding(Layer):
                  sparse: bool = False, weight_attr=None, name: str | None = None) -> None:
         super().__init__(dtype=get_default_dtype())
         for arg, value in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
-            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value <= 0:
                 raise invalid_argument("Embedding", f"{arg} got {value!r}, expected an int > 0.")
         if padding_idx is not None and not -num_embeddings <= padding_idx < num_embeddings:
             raise invalid_argument("Embedding", f"padding_idx is {padding_idx}, expected it in "
