@@ -44,3 +44,9 @@ def __getattr__(name: str):
         module, attr = _LAZY_NAMES[name]
         return getattr(importlib.import_module(f".{module}", __name__), attr)
     raise AttributeError(f"module 'minipaddle' has no attribute '{name}'")
+
+
+def load_ipython_extension(ipython) -> None:
+    """`%load_ext minipaddle`: register the notebook magics (%%paddle_trace, %paddle_graph, ...)."""
+    from .notebook.magics import load_ipython_extension as load
+    load(ipython)
