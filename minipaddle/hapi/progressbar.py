@@ -2,8 +2,8 @@
 
 Where it draws (verbose=1):
   - a terminal: one line rewritten in place with `\\r`;
-  - a Jupyter notebook: an ipywidgets progress bar with the values beside it (or, without
-    ipywidgets, one output area updated in place);
+  - a Jupyter notebook: an HTML progress bar with the values beside it, in one output area
+    updated in place (kept in the saved notebook);
   - anything else (a log file, a pipe, a captured stream): one full line per update.
 verbose=2 (and 3) always write one plain line per update, as Paddle does.
 """
@@ -76,7 +76,7 @@ class ProgressBar:
         self.name = name
         self._start = time.time() if start else None
         self._last_width = 0
-        self._widget = None
+        self._display = None
         isatty = getattr(self.file, "isatty", None)
         self._terminal = bool(isatty and isatty())
         self._notebook = not self._terminal and self.file is sys.stdout and _in_notebook()
@@ -118,7 +118,7 @@ class ProgressBar:
 
     def _draw(self, current: int, values, per_step: float) -> None:
         done = self._num is not None and current >= self._num
-        if self._notebook and self._draw_widget(current, values, per_step):
+        if self._notebook and self._draw_notebook(current, values, per_step):
             return
         line = self._bar(current) + self._tail(current, values, per_step)
         if self._terminal:
@@ -129,41 +129,37 @@ class ProgressBar:
         self._last_width = len(line)
         self.file.flush()
 
-    def _draw_widget(self, current: int, values, per_step: float) -> bool:
+    def _draw_notebook(self, current: int, values, per_step: float) -> bool:
         """Draw in a notebook; False when no display machinery works (then the text path runs)."""
         try:
-            if self._widget is None:
-                self._widget = _NotebookBar(self._num)
-            self._widget.show(current, self._counter(current) + self._tail(current, values, per_step))
+            if self._display is None:
+                self._display = _NotebookBar(self._num)
+            self._display.show(current, self._counter(current) + self._tail(current, values, per_step))
             return True
-        except Exception:  # a broken widget environment must never stop training
+        except Exception:  # a broken display must never stop training
             self._notebook = False
             return False
 
 
 class _NotebookBar:
-    """An ipywidgets IntProgress + label; without ipywidgets, a text output area updated in place."""
+    """An HTML <progress> bar and the text line, in one notebook output updated in place.
+
+    Why not an ipywidget: a display update is stored in the notebook itself, so a saved notebook,
+    or one run headless (make demo), shows the final bar and numbers; a widget shows a placeholder.
+    """
 
     def __init__(self, num: int | None) -> None:
-        from IPython.display import display
-        try:
-            import ipywidgets as widgets
-        except ImportError:
-            widgets = None
-        if widgets is not None:
-            self._bar = widgets.IntProgress(min=0, max=num or 1, value=0,
-                                            layout=widgets.Layout(width="240px"))
-            self._bar.layout.visibility = "visible" if num else "hidden"
-            self._label = widgets.HTML()
-            display(widgets.HBox([self._bar, self._label]))
-            self._handle = None
-        else:
-            self._bar = None
-            self._handle = display("", display_id=True)
+        from IPython.display import DisplayHandle
+        self._num = num
+        self._handle = DisplayHandle()
+        self._shown = False
 
     def show(self, current: int, text: str) -> None:
-        if self._bar is not None:
-            self._bar.value = min(current, self._bar.max)
-            self._label.value = f"<code>{html.escape(text)}</code>"
+        bar = (f'<progress value="{min(current, self._num)}" max="{self._num}" style="width: 240px; '
+               'vertical-align: middle"></progress> ') if self._num else ""
+        bundle = {"text/plain": text, "text/html": f"{bar}<code>{html.escape(text)}</code>"}
+        if self._shown:
+            self._handle.update(bundle, raw=True)
         else:
-            self._handle.update(text)
+            self._handle.display(bundle, raw=True)
+            self._shown = True

@@ -62,13 +62,29 @@ def test_formatting_rules():
     assert format_eta(42) == "42s" and format_eta(125) == "2:05" and format_eta(3725) == "1:02:05"
 
 
-def test_notebook_uses_an_ipywidgets_bar(monkeypatch, capsys):
-    widgets = pytest.importorskip("ipywidgets")
+def test_notebook_updates_one_output_with_an_html_bar(monkeypatch, capsys):
+    from IPython.core import display_functions
+    calls = []
+    monkeypatch.setattr(display_functions, "display", lambda obj, **kw: calls.append((obj, kw)))
     monkeypatch.setattr(progressbar, "_in_notebook", lambda: True)
     bar = ProgressBar(num=5, verbose=1)
     bar.update(2, [("loss", 0.5)])
     bar.update(5, [("loss", 0.25)])
-    widget = bar._widget._bar
-    assert isinstance(widget, widgets.IntProgress) and widget.value == 5 and widget.max == 5
-    assert "step 5/5 - loss: 0.2500" in bar._widget._label.value
-    assert "step 5/5 [" not in capsys.readouterr().out    # no text bar printed
+    (first, kw1), (last, kw2) = calls
+    assert not kw1.get("update") and kw2["update"] and kw1["display_id"] == kw2["display_id"]
+    assert first["text/plain"].startswith("step 2/5 - loss: 0.5000 - ETA:")
+    assert last["text/plain"].startswith("step 5/5 - loss: 0.2500 - ")
+    assert last["text/html"].startswith('<progress value="5" max="5"') and "<code>step 5/5" in last["text/html"]
+    assert capsys.readouterr().out == ""        # nothing printed as text
+
+
+def test_notebook_display_failure_falls_back_to_text(monkeypatch, capsys):
+    from IPython.core import display_functions
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("no frontend")
+
+    monkeypatch.setattr(display_functions, "display", broken)
+    monkeypatch.setattr(progressbar, "_in_notebook", lambda: True)
+    ProgressBar(num=2, verbose=1).update(2)
+    assert capsys.readouterr().out.startswith("step 2/2 [")
