@@ -86,6 +86,20 @@ def _check_params(api: str, params, where: str) -> list:
     return params
 
 
+def _check_all_params(api: str, params: list) -> list:
+    seen: set = set()
+    for p in params:
+        reg = getattr(p, "regularizer", None)
+        if reg is not None and not isinstance(reg, WeightDecayRegularizer):
+            raise invalid_argument(api, f"parameter '{p.name}' has regularizer {reg!r}; expected an L1Decay or "
+                                        "L2Decay.")
+        if id(p) in seen:
+            raise invalid_argument(api, f"parameter '{p.name}' is given more than once; it would be updated "
+                                        "twice per step.")
+        seen.add(id(p))
+    return params
+
+
 class Optimizer:
     """Base class of the optimizers; use a subclass such as SGD or Adam.
 
@@ -125,13 +139,7 @@ class Optimizer:
                                         "list of parameter-group dicts.")
         else:
             self._param_groups = [self._make_group(api, {"params": self._parameter_list}, "parameters")]
-        self._all_params = [p for g in self._param_groups for p in g["params"]]
-        seen: set = set()
-        for p in self._all_params:
-            if id(p) in seen:
-                raise invalid_argument(api, f"parameter '{p.name}' is given more than once; it would be updated "
-                                            "twice per step.")
-            seen.add(id(p))
+        self._all_params = _check_all_params(api, [p for g in self._param_groups for p in g["params"]])
         self._accumulators: dict = {}       # id(param) -> {kind: ndarray}, made at the parameter's first update
         self._accumulator_names: dict = {}  # id(param) -> {kind: "linear_0.w_0_moment1_0"}
         self._accumulators_holder: dict = {}  # loaded by set_state_dict, not yet claimed: base name -> (name, array)
@@ -208,6 +216,9 @@ class Optimizer:
         update = self._update
         emit = instrument.subscribers
         for p, g in zip(params, grads):
+            if g.shape != p._data.shape:
+                raise invalid_argument(type(self).__name__, f"parameter '{p.name}' has shape {list(p._data.shape)} "
+                                                            f"but its grad has shape {list(g.shape)}.")
             reg = getattr(p, "regularizer", None) or decay  # the parameter's own regularizer wins
             if reg is not None:
                 g = reg._apply(p._data, g)
@@ -233,7 +244,7 @@ class Optimizer:
 
     def _emit_update(self, p: Tensor, g: np.ndarray, lr: float, before: np.ndarray) -> None:
         instrument.emit({"kind": "optimizer_update", "optimizer": type(self).__name__, "param": p.name,
-                         "lr": float(lr), "grad_norm": float(np.linalg.norm(g)),
+                         "tensor": p, "lr": float(lr), "grad_norm": float(np.linalg.norm(g)),
                          "update_norm": float(np.linalg.norm(p._data - before))})
 
     # ---- accumulators and their state dict -------------------------------------------------

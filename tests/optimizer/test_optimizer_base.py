@@ -255,8 +255,22 @@ def test_optimizer_update_events_when_subscribed():
     finally:
         unsubscribe()
     updates = [e for e in events if e["kind"] == "optimizer_update"]
+    assert len(updates) == 1 and updates[0].pop("tensor") is w
     assert updates == [{"kind": "optimizer_update", "optimizer": "SGD", "param": w.name, "lr": 0.1,
                         "grad_norm": pytest.approx(5.0), "update_norm": pytest.approx(0.5)}]
+
+
+def test_a_grad_of_the_wrong_shape_raises():
+    w = _param([1.0, 2.0])
+    _grad(w, [1.0, 2.0, 3.0])
+    with pytest.raises(InvalidArgument, match="its grad has shape \\[3\\]"):
+        optim.SGD(0.1, parameters=[w]).step()
+
+
+def test_a_parameter_regularizer_must_be_a_decay():
+    w = _param([1.0, 2.0], regularizer=0.1)
+    with pytest.raises(InvalidArgument, match="expected an L1Decay or L2Decay"):
+        optim.SGD(0.1, parameters=[w])
 
 
 # ---- errors ------------------------------------------------------------------------------------
