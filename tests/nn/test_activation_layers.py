@@ -315,3 +315,18 @@ def test_mlp_of_layers_trains_end_to_end_in_float32():
     assert losses[-1] < 0.5 * losses[0]
     assert all(p.numpy().dtype == np.float32 for p in model.parameters())
     assert not math.isnan(losses[-1])
+
+
+def test_more_inplace_functions():
+    x = t(rand(8))
+    want = np.clip(x.numpy(), -0.5, 0.5)
+    assert F.hardtanh_(x, -0.5, 0.5) is x
+    np.testing.assert_allclose(x.numpy(), want)
+    y = t(rand(8))
+    want = np.where(y.numpy() > 0, y.numpy(), 0.1 * y.numpy())
+    F.leaky_relu_(y, 0.1)
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-6)
+    z = t(rand(8))
+    want = np.where(z.numpy() > 1.0, z.numpy(), 0.0)
+    F.thresholded_relu_(z)
+    np.testing.assert_allclose(z.numpy(), want)

@@ -499,3 +499,26 @@ def test_flatten_identity_pad_upsample_cosine_layers():
     assert nn.PairwiseDistance()(t(rand(3, 4)), t(rand(3, 4))).shape == [3]
     with pytest.raises(InvalidArgument, match="Pad2D: padding got \\[1, 2\\], expected an int or 4 ints"):
         nn.Pad2D([1, 2])
+
+
+def test_bilinear_matches_torch_and_has_gradients():
+    torch = torch_or_skip()
+    x1, x2, w, b = rand(4, 3), rand(4, 2), rand(5, 3, 2), rand(1, 5)
+    got = F.bilinear(t(x1), t(x2), t(w), t(b))
+    want = torch.nn.functional.bilinear(*(torch.from_numpy(a) for a in (x1, x2, w, b[0])))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    check_grad(F.bilinear, [x1, x2, w, b])
+    layer = nn.Bilinear(3, 2, 5)
+    assert layer.weight.shape == [5, 3, 2] and layer.bias.shape == [1, 5]
+    assert layer(t(x1), t(x2)).shape == [4, 5]
+    with pytest.raises(InvalidArgument, match=r"bilinear: x1 \[4, 2\] and x2 \[4, 2\] do not fit weight"):
+        F.bilinear(t(x2), t(x2), t(w))
+
+
+def test_unflatten_and_zero_pads():
+    x = rand(2, 6, 3)
+    assert nn.Unflatten(1, [2, 3])(t(x)).shape == [2, 2, 3, 3]
+    assert nn.Unflatten(-1, [3, 1])(t(x)).shape == [2, 6, 3, 1]
+    assert_forward(nn.ZeroPad1D([1, 2])(t(x)), np.pad(x, ((0, 0), (0, 0), (1, 2))))
+    v = rand(1, 1, 2, 2, 2)
+    assert_forward(nn.ZeroPad3D(1)(t(v)), np.pad(v, ((0, 0), (0, 0), (1, 1), (1, 1), (1, 1))))

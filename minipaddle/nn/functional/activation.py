@@ -24,9 +24,9 @@ from ...framework.ops.softmax import log_softmax, softmax
 from ...framework.tensor import Tensor
 
 __all__ = ["celu", "elu", "elu_", "gelu", "glu", "gumbel_softmax", "hardshrink", "hardsigmoid", "hardswish",
-           "hardtanh", "leaky_relu", "log_sigmoid", "log_softmax", "maxout", "mish", "prelu", "relu", "relu_",
-           "relu6", "rrelu", "selu", "sigmoid", "silu", "softmax", "softmax_", "softplus", "softshrink", "softsign",
-           "swish", "tanh", "tanh_", "tanhshrink", "thresholded_relu"]
+           "hardtanh", "hardtanh_", "leaky_relu", "leaky_relu_", "log_sigmoid", "log_softmax", "maxout", "mish",
+           "prelu", "relu", "relu_", "relu6", "rrelu", "selu", "sigmoid", "silu", "softmax", "softmax_", "softplus",
+           "softshrink", "softsign", "swish", "tanh", "tanh_", "tanhshrink", "thresholded_relu", "thresholded_relu_"]
 
 
 def swish(x: Tensor, name: str | None = None) -> Tensor:
@@ -97,3 +97,6 @@ relu_ = _inplace(relu, "relu_")
 elu_ = _inplace(elu, "elu_")
 tanh_ = _inplace(tanh, "tanh_")
 softmax_ = _inplace(softmax, "softmax_")
+hardtanh_ = _inplace(hardtanh, "hardtanh_")
+leaky_relu_ = _inplace(leaky_relu, "leaky_relu_")
+thresholded_relu_ = _inplace(thresholded_relu, "thresholded_relu_")

@@ -20,11 +20,12 @@ from ...framework.ops.common import as_tensor
 from ...framework.ops.activation import clip
 from ...framework.ops.elementwise import maximum, scale, sqrt
 from ...framework.ops.indexing import one_hot
-from ...framework.ops.manipulation import pad
+from ...framework.ops.linalg import matmul
+from ...framework.ops.manipulation import pad, reshape, transpose, unsqueeze
 from ...framework.ops.reduction import norm, sum
 from ...framework.tensor import Tensor
 
-__all__ = ["linear", "dropout", "dropout2d", "dropout3d", "alpha_dropout", "embedding", "one_hot", "pad",
+__all__ = ["linear", "bilinear", "dropout", "dropout2d", "dropout3d", "alpha_dropout", "embedding", "one_hot", "pad",
            "zeropad2d", "interpolate", "upsample", "cosine_similarity", "pairwise_distance", "normalize",
            "label_smooth"]
 
@@ -39,6 +40,25 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None, name: str | No
     if bias is not None:
         bias = as_tensor("linear", "bias", bias)
     return nn_ops.linear(x, weight, bias)
+
+
+def bilinear(x1: Tensor, x2: Tensor, weight: Tensor, bias: Tensor | None = None, name: str | None = None) -> Tensor:
+    """out[n, k] = x1[n] @ weight[k] @ x2[n] + bias[0, k]; weight is [out_features, in1_features, in2_features].
+
+    Composed of one matmul (x1 against every weight[k] at once), a multiply and a sum.
+    """
+    x1, x2 = as_tensor("bilinear", "x1", x1), as_tensor("bilinear", "x2", x2)
+    weight = as_tensor("bilinear", "weight", weight)
+    if weight.ndim != 3 or x1.ndim != 2 or x2.ndim != 2:
+        raise invalid_argument("bilinear", f"got x1 {x1.shape}, x2 {x2.shape}, weight {weight.shape}; expected "
+                                           "x1 [N, in1], x2 [N, in2] and weight [out, in1, in2].")
+    out_f, in1, in2 = weight.shape
+    if x1.shape[1] != in1 or x2.shape[1] != in2 or x1.shape[0] != x2.shape[0]:
+        raise invalid_argument("bilinear", f"x1 {x1.shape} and x2 {x2.shape} do not fit weight {weight.shape}; "
+                                           f"expected x1 [N, {in1}] and x2 [N, {in2}].")
+    per_k = reshape(transpose(weight, [1, 0, 2]), [in1, out_f * in2])
+    out = sum(reshape(matmul(x1, per_k), [-1, out_f, in2]) * unsqueeze(x2, 1), axis=2)
+    return out if bias is None else out + as_tensor("bilinear", "bias", bias)
 
 
 # ---- dropout -----------------------------------------------------------------------------------

@@ -15,14 +15,14 @@ import numpy as np
 
 from ...framework.dtype import get_default_dtype
 from ...framework.errors import invalid_argument
-from ...framework.ops.manipulation import flatten
+from ...framework.ops.manipulation import flatten, reshape
 from ...framework.tensor import Tensor
 from .. import functional as F
 from .layers import Layer
 
-__all__ = ["Linear", "Dropout", "Dropout2D", "Dropout3D", "AlphaDropout", "Embedding", "Flatten", "Identity",
-           "Pad1D", "Pad2D", "Pad3D", "ZeroPad2D", "Upsample", "UpsamplingNearest2D", "UpsamplingBilinear2D",
-           "CosineSimilarity", "PairwiseDistance"]
+__all__ = ["Linear", "Bilinear", "Unflatten", "ZeroPad1D", "ZeroPad3D", "Dropout", "Dropout2D", "Dropout3D",
+           "AlphaDropout", "Embedding", "Flatten", "Identity", "Pad1D", "Pad2D", "Pad3D", "ZeroPad2D", "Upsample",
+           "UpsamplingNearest2D", "UpsamplingBilinear2D", "CosineSimilarity", "PairwiseDistance"]
 
 
 def _named(text: str, name: str | None) -> str:
@@ -50,6 +50,25 @@ class Linear(Layer):
     def extra_repr(self) -> str:
         return _named(f"in_features={self.in_features}, out_features={self.out_features}, "
                       f"dtype={self._dtype}", self._layer_name)
+
+
+class Bilinear(Layer):
+    """out = x1 @ weight[k] @ x2 + bias[k] for each output k: weight [out, in1, in2], bias [1, out]."""
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, weight_attr=None, bias_attr=None,
+                 name: str | None = None) -> None:
+        super().__init__(dtype=get_default_dtype())
+        self._in1_features, self._in2_features, self._out_features = in1_features, in2_features, out_features
+        self.weight = self.create_parameter([out_features, in1_features, in2_features], attr=weight_attr)
+        self.bias = self.create_parameter([1, out_features], attr=bias_attr, is_bias=True)
+        self._layer_name = name
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return F.bilinear(x1, x2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return _named(f"in1_features={self._in1_features}, in2_features={self._in2_features}, "
+                      f"out_features={self._out_features}, dtype={self._dtype}", self._layer_name)
 
 
 class Dropout(Layer):
@@ -153,6 +172,21 @@ class Flatten(Layer):
         return f"start_axis={self.start_axis}, stop_axis={self.stop_axis}"
 
 
+class Unflatten(Layer):
+    """Split dim `axis` into `shape`: Unflatten(1, [2, 3]) maps [N, 6, ...] to [N, 2, 3, ...]."""
+
+    def __init__(self, axis: int, shape, name: str | None = None) -> None:
+        super().__init__()
+        self.axis, self.shape, self._layer_name = axis, list(shape), name
+
+    def forward(self, input: Tensor) -> Tensor:
+        axis = self.axis % max(input.ndim, 1)
+        return reshape(input, input.shape[:axis] + self.shape + input.shape[axis + 1:])
+
+    def extra_repr(self) -> str:
+        return _named(f"axis={self.axis}, shape={self.shape}", self._layer_name)
+
+
 class Identity(Layer):
     """Returns its input unchanged; takes (and ignores) any arguments, as Paddle's."""
 
@@ -217,6 +251,20 @@ class ZeroPad2D(Pad2D):
     """Pad2D with zeros."""
 
     def __init__(self, padding, data_format: str = "NCHW", name: str | None = None) -> None:
+        super().__init__(padding, "constant", 0.0, data_format, name)
+
+
+class ZeroPad1D(Pad1D):
+    """Pad1D with zeros."""
+
+    def __init__(self, padding, data_format: str = "NCL", name: str | None = None) -> None:
+        super().__init__(padding, "constant", 0.0, data_format, name)
+
+
+class ZeroPad3D(Pad3D):
+    """Pad3D with zeros."""
+
+    def __init__(self, padding, data_format: str = "NCDHW", name: str | None = None) -> None:
         super().__init__(padding, "constant", 0.0, data_format, name)
 
 
