@@ -162,6 +162,11 @@ def test_rrelu_draws_slopes_in_range_while_training_and_uses_their_mean_in_eval(
     a = F.rrelu(t(y)).numpy()
     paddle.seed(4)
     np.testing.assert_array_equal(a, F.rrelu(t(y)).numpy())
+
+    def reseeded(v):
+        paddle.seed(12)
+        return F.rrelu(v)
+    check_grad(reseeded, [away_from_kinks(rand(3, 4))])
     with pytest.raises(InvalidArgument, match=r"'lower' \(0.5\) is greater than 'upper' \(0.2\)"):
         F.rrelu(t(y), 0.5, 0.2)
     with pytest.raises(InvalidArgument, match=r"'upper' is 1.5, expected a number in \[0, 1\]"):

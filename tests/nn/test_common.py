@@ -113,7 +113,13 @@ def test_dropout_gradient_is_the_saved_mask():
     out.backward(paddle.ones_like(out))
     mask = (out.numpy() != 0) / 0.6
     np.testing.assert_allclose(x.grad.numpy(), mask, rtol=1e-6)
-    check_grad(lambda v: F.dropout(v, 0.0), [rand(3, 2)])  # p = 0 is the identity
+
+    def reseeded(v, axis=None):  # the same mask on every call, so central differences see one function
+        paddle.seed(11)
+        return F.dropout(v, 0.4, axis=axis)
+    check_grad(reseeded, [rand(3, 4)])
+    check_grad(lambda v: reseeded(v, axis=[1]), [rand(3, 4)])
+    check_double_grad(lambda v: reseeded(v) * v, [rand(3, 4)])
 
 
 def test_dropout_modes_in_train_and_eval():
