@@ -78,6 +78,16 @@ class MapFetcher:
         self.collate_fn = collate_fn
 
     def fetch(self, indices):
+        try:
+            return self._fetch(indices)
+        except StopIteration as e:   # would end the epoch silently: the sampler, not the dataset, decides that
+            error = RuntimeError(f"dataset.__getitem__ raised StopIteration ({e!r}); a map-style dataset must "
+                                 "return a sample for every index its sampler gives.")
+            sample = getattr(e, "_minipaddle_sample", indices)
+            _mark(error, sample, f"loading sample {sample}")
+            raise error from e
+
+    def _fetch(self, indices):
         if not self.auto_collate:
             try:
                 sample = self.dataset[indices]

@@ -1,10 +1,10 @@
 """Threads or processes for DataLoader workers? A measurement, not a test (run it by hand):
 
-    .venv/bin/python tests/io/bench_workers.py [n_images]
+    .venv/bin/python tests/io/bench_workers.py [n_images] [rounds]
 
 (a) a numpy transform pipeline on MNIST-sized uint8 images (pad+random crop, flip, ToTensor, Normalize);
 (b) a pure-Python per-sample transform (a loop over the pixels' values).
-Prints seconds per epoch (best of 3) for num_workers=0 and 2 workers as threads and as processes.
+Prints seconds per epoch (best of 5, interleaved) for num_workers=0 and 2 workers as threads and as processes.
 """
 from __future__ import annotations
 
@@ -46,14 +46,11 @@ def python_transform(image: np.ndarray) -> np.ndarray:
 
 
 def epoch_seconds(dataset, num_workers: int, mode: str) -> float:
-    best = float("inf")
-    for _ in range(3):
-        loader = DataLoader(dataset, batch_size=64, shuffle=True, num_workers=num_workers, worker_mode=mode)
-        start = time.perf_counter()
-        for _batch in loader:
-            pass
-        best = min(best, time.perf_counter() - start)
-    return best
+    loader = DataLoader(dataset, batch_size=64, shuffle=True, num_workers=num_workers, worker_mode=mode)
+    start = time.perf_counter()
+    for _batch in loader:
+        pass
+    return time.perf_counter() - start
 
 
 def main() -> None:
@@ -63,13 +60,16 @@ def main() -> None:
                                 T.Normalize(mean=[0.5], std=[0.5])])
     workloads = {"(a) numpy transforms": Images(n, numpy_pipeline), "(b) pure-Python transform":
                  Images(n, python_transform)}
-    print(f"{n} images 28x28, batch 64, seconds per epoch (best of 3)")
-    print(f"{'workload':28s} {'workers=0':>10s} {'2 threads':>10s} {'2 processes':>12s}")
+    configs = [("workers=0", 0, "process"), ("2 threads", 2, "thread"), ("2 processes", 2, "process")]
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    print(f"{n} images 28x28, batch 64, seconds per epoch (best of {rounds}, configurations interleaved)")
+    print(f"{'workload':28s}" + "".join(f"{name:>13s}" for name, _, _ in configs))
     for name, ds in workloads.items():
-        t0 = epoch_seconds(ds, 0, "process")
-        tt = epoch_seconds(ds, 2, "thread")
-        tp = epoch_seconds(ds, 2, "process")
-        print(f"{name:28s} {t0:10.3f} {tt:10.3f} {tp:12.3f}")
+        best = [float("inf")] * len(configs)
+        for _ in range(rounds):   # interleaved, so a burst of load from elsewhere hits every configuration
+            for k, (_, workers, mode) in enumerate(configs):
+                best[k] = min(best[k], epoch_seconds(ds, workers, mode))
+        print(f"{name:28s}" + "".join(f"{t:13.3f}" for t in best))
 
 
 if __name__ == "__main__":

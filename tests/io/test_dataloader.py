@@ -160,3 +160,14 @@ def test_samples_that_cannot_become_tensors_give_a_clear_error():
             return np.array(["a", "b"])
     with pytest.raises(InvalidArgument, match="numpy dtype <U1, which a Tensor cannot hold"):
         next(iter(DataLoader(Words(2), batch_size=2)))
+
+
+def test_stop_iteration_from_getitem_does_not_end_the_epoch_silently():
+    class Ends(Pairs):
+        def __getitem__(self, i):
+            if i == 3:
+                raise StopIteration
+            return super().__getitem__(i)
+    with pytest.raises(RuntimeError, match="raised StopIteration") as info:
+        list(DataLoader(Ends(6), batch_size=2))
+    assert "loading sample 3" in "".join(info.value.__notes__)

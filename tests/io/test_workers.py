@@ -254,3 +254,15 @@ def test_random_transforms_in_workers_are_reproducible_and_differ_between_sample
         b = epoch()
     np.testing.assert_array_equal(a, b)
     assert len({x.tobytes() for x in a}) > 4
+
+
+def test_stop_iteration_in_a_worker_is_an_error_not_an_early_end():
+    class Ends(Numbers):
+        def __getitem__(self, i):
+            if i == 5:
+                raise StopIteration
+            return super().__getitem__(i)
+    loader = DataLoader(Ends(12), batch_size=2, num_workers=2, worker_mode="process")
+    with deadline(), pytest.raises(RuntimeError, match="raised StopIteration") as info:
+        list(loader)
+    assert "sample 5 (batch 2)" in str(info.value)

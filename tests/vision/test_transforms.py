@@ -198,3 +198,22 @@ def test_base_transform_subclass_and_bad_inputs():
         T.CenterCrop(2)([[1, 2], [3, 4]])
     with pytest.raises(InvalidArgument, match=r"shape \[2, 2, 2, 2\], expected HxW or HxWxC"):
         T.RandomHorizontalFlip(1.0)(np.zeros((2, 2, 2, 2)))
+
+
+class FakePILImage:
+    """Stands in for a PIL image (PIL is not a dependency): a PIL.* class that numpy can read."""
+
+    __module__ = "PIL.Image"
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+
+    def __array__(self, dtype=None, copy=None):
+        return self.array
+
+
+def test_pil_images_are_read_as_numpy():
+    img = image(4, 4, 3)
+    x = T.ToTensor()(FakePILImage(img))
+    assert x.shape == [3, 4, 4]
+    np.testing.assert_array_equal(T.CenterCrop(2)(FakePILImage(img)), img[1:3, 1:3])
