@@ -24,6 +24,7 @@ import warnings
 import numpy as np
 
 from ..framework import instrument
+from ..framework.autograd import mode, no_grad
 from ..framework.errors import invalid_argument, precondition_not_met, unimplemented
 from ..framework.parameter import unique_name
 from ..framework.tensor import Tensor
@@ -193,18 +194,23 @@ class Optimizer:
 
     # ---- one step ------------------------------------------------------------------------
     def step(self) -> None:
-        """Update every parameter that has a gradient, once."""
+        """Update every parameter that has a gradient, once (recording no graph, as under no_grad)."""
         lr = self._learning_rate
         base_lr = lr if type(lr) is float else float(lr())
-        for group in self._param_groups:
-            params, grads = [], []
-            for p in group["params"]:
-                g = p._grad
-                if g is not None and not p.stop_gradient:
-                    params.append(p)
-                    grads.append(g._data)
-            if params:
-                self._apply_group(group, params, grads, base_lr)
+        prev_mode = mode.grad_enabled  # cheaper than `with no_grad()` on this hot path
+        mode.grad_enabled = False
+        try:
+            for group in self._param_groups:
+                params, grads = [], []
+                for p in group["params"]:
+                    g = p._grad
+                    if g is not None and not p.stop_gradient:
+                        params.append(p)
+                        grads.append(g._data)
+                if params:
+                    self._apply_group(group, params, grads, base_lr)
+        finally:
+            mode.grad_enabled = prev_mode
 
     def _apply_group(self, group: dict, params: list, grads: list, base_lr: float) -> None:
         clip = group["grad_clip"]
@@ -352,17 +358,18 @@ class Optimizer:
             skip.add(item if isinstance(item, str) else id(item))
         params_grads = []
         lr = self.get_lr()
-        for group in self._param_groups:
-            params, grads = [], []
-            for p in group["params"]:
-                if (p.stop_gradient or p._grad is None or (chosen is not None and id(p) not in chosen)
-                        or id(p) in skip or p.name in skip):
-                    continue
-                params.append(p)
-                grads.append(p._grad._data)
-                params_grads.append((p, p._grad))
-            if params:
-                self._apply_group(group, params, grads, lr)
+        with no_grad():
+            for group in self._param_groups:
+                params, grads = [], []
+                for p in group["params"]:
+                    if (p.stop_gradient or p._grad is None or (chosen is not None and id(p) not in chosen)
+                            or id(p) in skip or p.name in skip):
+                        continue
+                    params.append(p)
+                    grads.append(p._grad._data)
+                    params_grads.append((p, p._grad))
+                if params:
+                    self._apply_group(group, params, grads, lr)
         return [], params_grads
 
     def __repr__(self) -> str:

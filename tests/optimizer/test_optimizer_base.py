@@ -322,3 +322,12 @@ def test_optimizer_specific_argument_errors():
         optim.RMSProp(0.1, rho=-1, parameters=params)
     with pytest.raises(InvalidArgument, match="lamb_weight_decay"):
         optim.Lamb(0.1, lamb_weight_decay="x", parameters=params)
+
+
+def test_step_records_no_graph_and_restores_the_grad_mode():
+    seen = []
+    params = make_params()
+    loss_of(*params).backward()
+    opt = optim.AdamW(0.1, parameters=params, lr_ratio=lambda p: seen.append(paddle.is_grad_enabled()) or 1.0)
+    opt.step()
+    assert seen == [False, False] and paddle.is_grad_enabled()

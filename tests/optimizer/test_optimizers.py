@@ -192,3 +192,29 @@ def test_adam_bias_correction_first_step_moves_by_lr():
     optim.Adam(0.01, parameters=[w]).step()
     np.testing.assert_allclose(w.numpy(), -0.01 * np.sign([1e-3, -5.0, 200.0, -0.1]), rtol=1e-4)
     assert math.isclose(float(np.abs(w.numpy()).max()), 0.01, rel_tol=1e-4)
+
+
+@pytest.mark.parametrize("make", [
+    lambda ps: optim.SGD(0.1, parameters=ps), lambda ps: optim.Momentum(0.05, parameters=ps),
+    lambda ps: optim.Adam(0.05, parameters=ps), lambda ps: optim.AdamW(0.05, parameters=ps),
+    lambda ps: optim.RMSProp(0.1, parameters=ps), lambda ps: optim.Adagrad(0.3, parameters=ps),
+    lambda ps: optim.Lamb(0.05, parameters=ps),
+], ids=["sgd", "momentum", "adam", "adamw", "rmsprop", "adagrad", "lamb"])
+def test_training_a_linear_layer_reduces_the_loss(make):
+    paddle.seed(0)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((32, 4)).astype("float32")
+    y = x @ np.array([[1.0], [-2.0], [0.5], [3.0]], "float32") + 0.5
+    model = paddle.nn.Linear(4, 1)
+    opt = make(model.parameters())
+    xt, yt = paddle.to_tensor(x), paddle.to_tensor(y)
+    losses = []
+    for _ in range(60):
+        loss = ((model(xt) - yt) ** 2).mean()
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        losses.append(loss.item())
+    assert losses[-1] < 0.2 * losses[0]
+    for name in opt.state_dict():
+        assert name.startswith(model.weight.name + "_") or name.startswith(model.bias.name + "_")
