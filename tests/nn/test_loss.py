@@ -11,7 +11,8 @@ import minipaddle.nn.functional as F
 from minipaddle import nn
 from minipaddle.framework import instrument
 from minipaddle.framework.errors import InvalidArgument
-from minipaddle.framework.ops.loss import cross_entropy_numpy, cross_entropy_with_softmax
+from minipaddle.framework.kernels.cpu.loss import cross_entropy_grad_numba
+from minipaddle.framework.ops.loss import cross_entropy_grad_kernel, cross_entropy_numpy, cross_entropy_with_softmax
 from minipaddle.framework.registry import KernelKey, set_preferred_kernel
 
 from ..ops.opcheck import check_double_grad, check_grad, torch_or_skip
@@ -192,6 +193,23 @@ def test_numba_and_numpy_kernels_agree(dtype, axis):
         np.testing.assert_allclose(fused.numpy(), ref_sm, rtol=1e-5, atol=1e-7)
         np.testing.assert_allclose(loss.numpy(), ref_loss, rtol=1e-5, atol=1e-7)
         assert loss.numpy().dtype == np.dtype(dtype)
+
+
+@pytest.mark.parametrize("ignore_index", [-100, 7, -1])
+@pytest.mark.parametrize("axis", [-1, 1])
+def test_numba_and_numpy_grad_kernels_agree(ignore_index, axis):
+    x = RNG.standard_normal((4, 3, 5)).astype("float32")
+    shape = list(x.shape)
+    shape[axis] = 1
+    y = RNG.integers(0, x.shape[axis], shape)
+    y.reshape(-1)[[0, 3]] = ignore_index
+    sm, _ = cross_entropy_numpy(x, y, ignore_index=ignore_index, axis=axis)
+    for reduction in REDUCTIONS:
+        dloss = RNG.standard_normal(y.shape if reduction == "none" else ()).astype("float32")
+        kwargs = {"ignore_index": ignore_index, "axis": axis, "reduction": reduction}
+        expected = cross_entropy_grad_kernel(sm, y, dloss, **kwargs)
+        np.testing.assert_allclose(cross_entropy_grad_numba(sm, y, dloss, **kwargs), expected, rtol=1e-6, atol=1e-7)
+        assert np.all(np.moveaxis(expected, axis, -1).reshape(-1, x.shape[axis])[[0, 3]] == 0)  # ignored rows
 
 
 def test_numpy_kernel_runs_through_the_op_when_preferred_and_serves_float16():

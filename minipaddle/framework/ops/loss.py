@@ -2,20 +2,25 @@
 
 Classification trains through `cross_entropy(logits, label)` on every step, so it is one op,
 not five: one kernel computes the softmax, each row's -log(softmax[label]) and the reduction
-(kernels/cpu/loss.py, one pass per row), and returns
+(kernels/cpu/loss.py: two compiled row passes around numpy's SIMD exp), and returns
 
     softmax  (the logits' shape)              saved for backward, so backward needs no exp
     loss     (the label's shape, or 0-D for reduction "mean"/"sum")
 
-The gradient is the classic one, written with ops (so double grad works):
+Its gradient is the classic one, run as one op, cross_entropy_with_softmax_grad:
 
-    dlogits = (softmax - one_hot(label)) * dloss / count        (count: the "mean" divisor)
+    dlogits = (softmax - one_hot(label)) * dloss / divisor        (divisor: the "mean" one, else 1)
 
-and, when something downstream used the softmax output itself (a second-order gradient does),
+That op is linear in softmax and dloss, and its own gradient is written with ops, so double grad
+works. When something downstream used the softmax output itself (a second-order gradient does),
 its part `softmax * (dsoftmax - sum(dsoftmax * softmax))` is added.
 
-Every other loss of `paddle.nn.functional` (nn/functional/loss.py) is a short composition of
-existing ops: they are not on a hot path, and composed ops give exact gradients of any order.
+Labels are checked where they are read: dtype and shape in infer_meta, values (0 <= label < C,
+or ignore_index) by the kernel, which reads every label anyway; both raise the op's error.
+
+bce_loss (binary cross-entropy of probabilities) is an op too, for Paddle's clamped logs and
+gradient. Every other loss of `paddle.nn.functional` (nn/functional/loss.py) is a short
+composition of existing ops: composed ops give exact gradients of any order.
 """
 from __future__ import annotations
 
@@ -99,6 +104,15 @@ def mean_divisor(valid: int, rows: int, ignore_index: int) -> int:
     return max(valid, 1) if ignore_index >= 0 else rows
 
 
+def grad_divisor(label: np.ndarray, ignore_index: int, reduction: str) -> int:
+    """What each row's gradient is divided by: the "mean" divisor (at least 1); 1 for "sum"/"none"."""
+    if reduction != "mean":
+        return 1
+    rows = label.size
+    valid = rows - int(np.count_nonzero(label == ignore_index)) if ignore_index >= 0 else rows
+    return max(mean_divisor(valid, rows, ignore_index), 1)
+
+
 def as_rows(logits: np.ndarray, label: np.ndarray, axis: int):
     """(rows, classes) C-contiguous logits with the class axis last, and the labels as (rows,)."""
     moved = logits if axis == logits.ndim - 1 else np.moveaxis(logits, axis, -1)
@@ -109,15 +123,17 @@ def as_rows(logits: np.ndarray, label: np.ndarray, axis: int):
     return x2, lab, moved.shape
 
 
-def finish(logits, label, softmax2, loss, valid, moved_shape, axis, ignore_index, reduction):
-    """Lay the softmax out like the logits, reduce the per-row losses, both in the logits' dtype."""
+def finish(logits, label, softmax2, loss, valid, moved_shape, axis, ignore_index, reduction, total=None):
+    """Lay the softmax out like the logits, reduce the per-row losses (unless their `total` is
+    given), both in the logits' dtype."""
     dtype = logits.dtype
     softmax = softmax2.reshape(moved_shape).astype(dtype, copy=False)
     if axis != logits.ndim - 1:
         softmax = np.ascontiguousarray(np.moveaxis(softmax, -1, axis))
     if reduction == "none":
         return softmax, loss.reshape(label.shape).astype(dtype, copy=False)
-    total = loss.sum(dtype=loss.dtype)
+    if total is None:
+        total = loss.sum(dtype=np.float64)
     if reduction == "mean":
         divisor = mean_divisor(valid, loss.shape[0], ignore_index)
         total = total / divisor if divisor else np.nan  # no rows at all: nan, as mean([]) is
@@ -164,13 +180,7 @@ def cross_entropy_grad_kernel(softmax, label, dloss, ignore_index=-100, axis=-1,
     x2, lab, moved_shape = as_rows(softmax, label, axis)
     ignored = lab == ignore_index
     n_ignored = int(np.count_nonzero(ignored))
-    if reduction == "none":
-        coef = dloss.reshape(-1)
-    else:
-        coef = dloss[()]
-        if reduction == "mean":
-            divisor = mean_divisor(lab.size - n_ignored, lab.size, ignore_index)
-            coef = coef / max(divisor, 1)
+    coef = dloss.reshape(-1) if reduction == "none" else dloss[()] / grad_divisor(lab, ignore_index, reduction)
     if n_ignored:
         coef = np.where(ignored, softmax.dtype.type(0), coef)
     grad = x2 * (coef[:, None] if np.ndim(coef) else coef)
@@ -195,14 +205,8 @@ def cross_entropy_grad_grad(node, ddx):
     keep = keep_shape(shape, axis)
     mask = _row_mask(node, shape, axis)
     label = node.label._data
-    if reduction == "none":
-        coef = reshape(dloss, list(keep))
-    else:
-        divisor = 1
-        if reduction == "mean":
-            valid = label.size - int(np.count_nonzero(label == node.ignore_index))
-            divisor = max(mean_divisor(valid, label.size, node.ignore_index), 1)
-        coef = scale(dloss, 1.0 / divisor)
+    divisor = grad_divisor(label, node.ignore_index, reduction)
+    coef = reshape(dloss, list(keep)) if reduction == "none" else scale(dloss, 1.0 / divisor)
     if mask is not None:
         coef = multiply(coef, mask)
     d_softmax = multiply(ddx, coef)
@@ -238,7 +242,8 @@ CROSS_ENTROPY_WITH_SOFTMAX = register_op(
     attrs={"ignore_index": (int, -100), "axis": (int, -1), "reduction": (str, "mean")},
     doc="Fused softmax + cross-entropy with hard labels + reduction; outputs (softmax, loss).")
 # float32, kernels called directly: 128x10 (the MLP's logits) numba 5.7 us, numpy 27 us; 128x1000
-# numba 0.35 ms, numpy 0.34 ms (kernels/cpu/loss.py). numba is the default.
+# numba 0.35 ms, numpy 0.34 ms (kernels/cpu/loss.py). numba is the default; the grad kernel likewise
+# (128x10: numba 3.6 us, numpy ~15 us).
 add_kernel(OP, "cpu", ("float32", "float64"), LazyKernel("minipaddle.framework.kernels.cpu.loss:cross_entropy_numba"),
            name="numba", priority=1)
 add_kernel(OP, "cpu", ("float16", "float32", "float64"), cross_entropy_numpy, name="numpy")
@@ -248,6 +253,8 @@ CROSS_ENTROPY_GRAD = register_op(
     attrs={"ignore_index": (int, -100), "axis": (int, -1), "reduction": (str, "mean")},
     doc="The gradient of cross_entropy_with_softmax wrt its logits: (softmax - one_hot(label)) * dloss.")
 add_kernel(OP + "_grad", "cpu", ("float16", "float32", "float64"), cross_entropy_grad_kernel, name="numpy")
+add_kernel(OP + "_grad", "cpu", ("float32", "float64"),
+           LazyKernel("minipaddle.framework.kernels.cpu.loss:cross_entropy_grad_numba"), name="numba", priority=1)
 
 
 def cross_entropy_with_softmax(logits, label, ignore_index: int = -100, axis: int = -1,
