@@ -17,6 +17,14 @@ from ..framework.tensor import Tensor
 __all__ = ["ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]
 
 
+def _sum_squares(g: np.ndarray) -> float:
+    """sum(g * g) by a BLAS dot (one pass, no temporary); float16 is summed in float32, as Paddle does."""
+    flat = g.reshape(-1)
+    if flat.dtype == np.float16:
+        flat = flat.astype(np.float32)
+    return float(np.dot(flat, flat))
+
+
 def _number(api: str, name: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
         raise invalid_argument(api, f"{name} must be a number, got {type(value).__name__}.")
@@ -85,8 +93,7 @@ class ClipGradByNorm(ClipGradBase):
         out = []
         for p, g in zip(params, grads):
             if getattr(p, "need_clip", True):
-                flat = g.reshape(-1)
-                norm = math.sqrt(float(np.dot(flat, flat)))
+                norm = math.sqrt(_sum_squares(g))
                 if norm > self.clip_norm:
                     g = g * (self.clip_norm / norm)
             out.append(g)
@@ -117,9 +124,8 @@ class ClipGradByGlobalNorm(ClipGradBase):
         """sqrt(sum of squares of every gradient that may be clipped)."""
         total = 0.0
         for p, g in zip(params, grads):
-            if getattr(p, "need_clip", True) and g.size:
-                flat = g.reshape(-1)
-                total += float(np.dot(flat, flat))  # BLAS dot: one pass, no temporary g*g
+            if getattr(p, "need_clip", True):
+                total += _sum_squares(g)
         return math.sqrt(total)
 
     def _clip_arrays(self, params: list, grads: list) -> list:
