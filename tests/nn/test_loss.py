@@ -493,6 +493,8 @@ def test_cross_entropy_rejects_bad_arguments():
     _raises(r"label_smoothing got 1.5", F.cross_entropy, t(x), t(y), label_smoothing=1.5)
     _raises(r"soft label has shape \[4, 2\], expected input's shape \[4, 3\]", F.cross_entropy, t(x),
             t(np.full((4, 2), 0.5, "f4")), soft_label=True)
+    _raises(r"ignore_index is 2 with soft_label=True", F.cross_entropy, t(x), t(np.full((4, 3), 1 / 3, "f4")),
+            soft_label=True, ignore_index=2)
     _raises(r"argument 'logits' has dtype int64, expected a floating dtype", F.cross_entropy, t(y[:, None] * 1),
             t(y[:1]))
     _raises(r"argument 'input' got ndarray, expected a Tensor", F.cross_entropy, x, t(y))

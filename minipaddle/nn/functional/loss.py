@@ -156,6 +156,9 @@ def cross_entropy(input, label, weight=None, ignore_index: int = -100, reduction
                         {"ignore_index": ignore_index, "axis": axis, "reduction": reduction})[1]
     check_reduction(op, reduction)
     require_dtype(op, "input", input._data, "f", FLOAT_WHAT)
+    if soft_label and ignore_index > 0:  # Paddle refuses it: no row of a soft label is "a class"
+        raise invalid_argument(op, f"ignore_index is {ignore_index} with soft_label=True; soft labels have no "
+                                   "class index to ignore.", hint="leave ignore_index at -100 for soft labels.")
     weight = _class_weight(op, weight, input, axis)
     smoothing = _number_arg(op, "label_smoothing", label_smoothing)
     if not 0.0 <= smoothing <= 1.0:
