@@ -264,6 +264,7 @@ def test_batch_norm_layer_variants():
     legacy = nn.BatchNorm(2, act="relu")
     np.testing.assert_allclose(legacy(paddle.to_tensor(x3)).numpy(),
                                np.maximum(_bn_reference(x3, 1, 0, 1e-5, (0, 2)), 0), atol=1e-5)
+    assert nn.BatchNorm(2, dtype="float64")._variance.numpy().dtype == np.float64
     frozen = nn.BatchNorm(2, is_test=True)
     np.testing.assert_allclose(frozen(paddle.to_tensor(x3)).numpy(), x3 / np.sqrt(1 + 1e-5), atol=1e-6)
     fixed = nn.BatchNorm2D(2, weight_attr=False, bias_attr=False)

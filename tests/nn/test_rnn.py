@@ -261,9 +261,13 @@ def test_errors_name_what_was_got_and_expected():
         nn.LSTM(3, 4, proj_size=4)
     with pytest.raises(InvalidArgument, match="dropout must be a probability"):
         nn.GRU(3, 4, dropout=1.5)
-    with pytest.raises(InvalidArgument, match=r"LSTMCell: inputs have shape \[2, 5\], expected a last dim of "
-                                              r"input_size=3"):
+    with pytest.raises(InvalidArgument, match=r"LSTMCell: inputs have shape \[2, 5\], expected \[batch, "
+                                              r"input_size=3\]"):
         nn.LSTMCell(3, 4)(paddle.to_tensor(_data(2, 5)))
+    with pytest.raises(InvalidArgument, match=r"LSTMCell: state 1 has shape \[2, 5\], expected \[2, 4\]"):
+        nn.LSTMCell(3, 4)(paddle.to_tensor(_data(2, 3)), (paddle.to_tensor(_data(2, 4)), paddle.to_tensor(_data(2, 5))))
+    with pytest.raises(InvalidArgument, match=r"GRUCell: state 0 has shape \[3, 4\], expected \[2, 4\]"):
+        nn.RNN(nn.GRUCell(3, 4))(paddle.to_tensor(_data(2, 5, 3)), paddle.to_tensor(_data(3, 4)))
     with pytest.raises(InvalidArgument, match=r"sequence_length has shape \[3\] .* expected an int tensor of "
                                               r"shape \[2\]"):
         net(paddle.to_tensor(_data(2, 5, 3)), sequence_length=paddle.to_tensor(np.array([1, 2, 3])))

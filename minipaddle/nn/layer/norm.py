@@ -140,6 +140,7 @@ class BatchNorm(_BatchNormBase):
                  trainable_statistics: bool = False) -> None:
         super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout,
                          use_global_stats or None)
+        self.to(dtype=dtype)
         self._act = act
         self._is_test = is_test
         if act is not None:

@@ -23,6 +23,7 @@ from numbers import Integral
 import numpy as np
 
 from ...framework import instrument
+from ...framework.dtype import convert_dtype
 from ...framework.errors import invalid_argument
 from ...framework.ops.activation import relu, sigmoid
 from ...framework.ops.elementwise import tanh, where
@@ -72,7 +73,7 @@ class RNNCellBase(Layer):
         `batch_dim_idx`. The dtype defaults to batch_ref's."""
         batch_ref = _flatten(batch_ref)[0]
         batch = batch_ref.shape[batch_dim_idx]
-        dtype = batch_ref._data.dtype if dtype is None else np.dtype(dtype)
+        dtype = batch_ref._data.dtype if dtype is None else convert_dtype(dtype)
         shapes = self.state_shape if shape is None else shape
 
         def make(s):
@@ -95,11 +96,32 @@ class RNNCellBase(Layer):
         """The input part of every step at once (our cells); None: the RNN calls the cell step by step."""
         return None
 
-    def _check_inputs(self, inputs: Tensor, states) -> None:
-        if not isinstance(inputs, Tensor) or inputs.ndim < 1 or inputs.shape[-1] != self.input_size:
+class _BuiltinCell(RNNCellBase):
+    """What SimpleRNNCell, LSTMCell and GRUCell share: one step is `_step(_project_inputs(x), states)`,
+    which lets an RNN project the inputs of all steps in one matmul before its time loop."""
+
+    def forward(self, inputs: Tensor, states=None):
+        if not isinstance(inputs, Tensor) or inputs.ndim != 2 or inputs.shape[-1] != self.input_size:
             shape = inputs.shape if isinstance(inputs, Tensor) else type(inputs).__name__
-            raise invalid_argument(type(self).__name__, f"inputs have shape {shape}, expected a last dim of "
-                                                        f"input_size={self.input_size}.")
+            raise invalid_argument(type(self).__name__, f"inputs have shape {shape}, expected [batch, "
+                                                        f"input_size={self.input_size}].")
+        if states is None:
+            states = self.get_initial_states(inputs)
+        else:
+            self._check_states(states, inputs.shape[0])
+        return self._step(self._project_inputs(inputs), states)
+
+    def _check_states(self, states, batch: int) -> None:
+        shapes = self.state_shape if isinstance(self.state_shape[0], (list, tuple)) else (self.state_shape,)
+        given = _flatten(states)
+        if len(given) != len(shapes):
+            raise invalid_argument(type(self).__name__, f"states must be {len(shapes)} tensor(s), got {len(given)}.")
+        for i, (t, shape) in enumerate(zip(given, shapes)):
+            want = [batch, *shape]
+            if not isinstance(t, Tensor) or t.shape != want:
+                got = t.shape if isinstance(t, Tensor) else type(t).__name__
+                raise invalid_argument(type(self).__name__, f"state {i} has shape {got}, expected {want} "
+                                                            "([batch, hidden]).")
 
 
 def _cell_parameters(cell: RNNCellBase, gates: int, input_size: int, hidden_size: int, hh_size: int,
@@ -121,7 +143,7 @@ def _cell_parameters(cell: RNNCellBase, gates: int, input_size: int, hidden_size
     cell.hidden_size = hidden_size
 
 
-class SimpleRNNCell(RNNCellBase):
+class SimpleRNNCell(_BuiltinCell):
     """Elman cell: h' = act(x @ weight_ih^T + bias_ih + h @ weight_hh^T + bias_hh), act tanh or relu."""
 
     def __init__(self, input_size: int, hidden_size: int, activation: str = "tanh", weight_ih_attr=None,
@@ -144,12 +166,6 @@ class SimpleRNNCell(RNNCellBase):
         h = self._activation_fn(projected + matmul(h, self.weight_hh, transpose_y=True))
         return h, h
 
-    def forward(self, inputs: Tensor, states: Tensor | None = None):
-        self._check_inputs(inputs, states)
-        if states is None:
-            states = self.get_initial_states(inputs)
-        return self._step(self._project_inputs(inputs), states)
-
     @property
     def state_shape(self):
         return (self.hidden_size,)
@@ -159,7 +175,7 @@ class SimpleRNNCell(RNNCellBase):
         return f"{self.input_size}, {self.hidden_size}{act}"
 
 
-class LSTMCell(RNNCellBase):
+class LSTMCell(_BuiltinCell):
     """Long short-term memory cell; states (h, c). With proj_size > 0, h is projected by weight_ho
     ([hidden_size, proj_size]) and weight_hh is [4 * hidden_size, proj_size]."""
 
@@ -192,12 +208,6 @@ class LSTMCell(RNNCellBase):
             h = matmul(h, self.weight_ho)
         return h, (h, c)
 
-    def forward(self, inputs: Tensor, states=None):
-        self._check_inputs(inputs, states)
-        if states is None:
-            states = self.get_initial_states(inputs)
-        return self._step(self._project_inputs(inputs), states)
-
     @property
     def state_shape(self):
         return ((self.proj_size or self.hidden_size,), (self.hidden_size,))
@@ -206,7 +216,7 @@ class LSTMCell(RNNCellBase):
         return f"{self.input_size}, {self.hidden_size}" + (f", proj_size={self.proj_size}" if self.proj_size else "")
 
 
-class GRUCell(RNNCellBase):
+class GRUCell(_BuiltinCell):
     """Gated recurrent unit cell (gates r, z, c; the reset gate applies after h @ weight_hh^T + bias_hh)."""
 
     def __init__(self, input_size: int, hidden_size: int, weight_ih_attr=None, weight_hh_attr=None,
@@ -229,12 +239,6 @@ class GRUCell(RNNCellBase):
         c = tanh(x_c + r * h_c)
         h = (h - c) * z + c
         return h, h
-
-    def forward(self, inputs: Tensor, states: Tensor | None = None):
-        self._check_inputs(inputs, states)
-        if states is None:
-            states = self.get_initial_states(inputs)
-        return self._step(self._project_inputs(inputs), states)
 
     @property
     def state_shape(self):
@@ -270,8 +274,12 @@ def _run_rnn(cell: RNNCellBase, inputs: Tensor, initial_states, sequence_length,
     steps, batch = inputs.shape[time_axis], inputs.shape[1 - time_axis]
     if steps == 0:
         raise invalid_argument("RNN", f"inputs of shape {inputs.shape} have no time steps.")
-    states = cell.get_initial_states(inputs, batch_dim_idx=1 - time_axis) if initial_states is None \
-        else initial_states
+    if initial_states is None:
+        states = cell.get_initial_states(inputs, batch_dim_idx=1 - time_axis)
+    else:
+        states = initial_states
+        if isinstance(cell, _BuiltinCell):
+            cell._check_states(states, batch)
     masks = None if sequence_length is None else _step_masks(sequence_length, steps, batch)
     hooked = cell._forward_pre_hooks or cell._forward_post_hooks
     projected = None if hooked else cell._project_inputs(inputs)  # our cells: every step's input part at once
