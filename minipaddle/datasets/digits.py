@@ -16,7 +16,7 @@ import os
 
 import numpy as np
 
-from ..framework.errors import invalid_argument
+from ..framework.errors import invalid_argument, precondition_not_met
 from ..io.dataset import Dataset
 
 __all__ = ["Digits", "load_digits"]
@@ -28,6 +28,10 @@ _cache: dict[str, np.ndarray] = {}
 def load_digits() -> dict[str, np.ndarray]:
     """All the bundled arrays: images, labels, train_index, test_index (read once, then cached)."""
     if not _cache:
+        if not os.path.isfile(_PATH):
+            raise precondition_not_met("Digits", f"the bundled data file {_PATH} is missing from this install.",
+                                       hint="the package was built without its package data (*.npz); reinstall "
+                                            "minipaddle from a wheel built with it.")
         with np.load(_PATH) as f:
             _cache.update({k: f[k] for k in f.files})
     return _cache

@@ -89,3 +89,12 @@ def test_dataset_wrappers_serve_the_arrays(cls):
     assert x.shape == (2,) and x.dtype == np.float32 and y.shape == (1,) and y.dtype == np.int64
     xb, yb = next(iter(DataLoader(ds, batch_size=8)))
     assert xb.shape == [8, 2] and yb.shape == [8, 1]
+
+
+def test_a_missing_data_file_is_reported_clearly(monkeypatch, tmp_path):
+    from minipaddle.datasets import digits
+    from minipaddle.framework.errors import PreconditionNotMet
+    monkeypatch.setattr(digits, "_PATH", str(tmp_path / "digits.npz"))
+    monkeypatch.setattr(digits, "_cache", {})
+    with pytest.raises(PreconditionNotMet, match="digits.npz is missing from this install"):
+        Digits("train")
