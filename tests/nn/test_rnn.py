@@ -197,9 +197,9 @@ def test_rnn_wrappers_run_a_custom_cell_step_by_step():
     class Accumulate(nn.RNNCellBase):
         """h' = h + x: the state is the running sum of the inputs."""
 
-        def forward(self, inputs, states):
+        def forward(self, inputs, states, gain=2.0):
             h = states + inputs
-            return h * 2.0, h
+            return h * gain, h
 
         @property
         def state_shape(self):
@@ -213,6 +213,8 @@ def test_rnn_wrappers_run_a_custom_cell_step_by_step():
     np.testing.assert_allclose(final.numpy(), x.sum(axis=1), atol=1e-6)
     np.testing.assert_allclose(out.numpy(), 2 * np.cumsum(x, axis=1), atol=1e-6)
     assert len(calls) == 4  # the cell's hooks fire at every step
+    tripled, _ = nn.RNN(Accumulate())(paddle.to_tensor(x), gain=3.0)  # keyword arguments reach the cell
+    np.testing.assert_allclose(tripled.numpy(), 3 * np.cumsum(x, axis=1), atol=1e-6)
     rev, rev_final = nn.RNN(Accumulate(), is_reverse=True)(paddle.to_tensor(x))
     np.testing.assert_allclose(rev.numpy(), 2 * np.cumsum(x[:, ::-1], axis=1)[:, ::-1], atol=1e-6)
     both, (fw, bw) = nn.BiRNN(nn.GRUCell(3, 2), nn.GRUCell(3, 2))(paddle.to_tensor(x))

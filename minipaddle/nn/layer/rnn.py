@@ -262,10 +262,11 @@ def _step_masks(sequence_length, steps: int, batch: int) -> list[Tensor]:
 
 
 def _run_rnn(cell: RNNCellBase, inputs: Tensor, initial_states, sequence_length, time_major: bool,
-             is_reverse: bool):
+             is_reverse: bool, **kwargs):
     """Run `cell` over the time axis of `inputs`; return (outputs stacked over time, final states).
 
-    Past a sequence's length (sequence_length) the states stop changing, as in Paddle."""
+    Past a sequence's length (sequence_length) the states stop changing, as in Paddle. `kwargs` go to
+    every call of the cell."""
     if not isinstance(inputs, Tensor) or inputs.ndim != 3:
         shape = inputs.shape if isinstance(inputs, Tensor) else type(inputs).__name__
         raise invalid_argument("RNN", f"inputs have shape {shape}, expected 3-D "
@@ -282,7 +283,7 @@ def _run_rnn(cell: RNNCellBase, inputs: Tensor, initial_states, sequence_length,
             cell._check_states(states, batch)
     masks = None if sequence_length is None else _step_masks(sequence_length, steps, batch)
     hooked = cell._forward_pre_hooks or cell._forward_post_hooks
-    projected = None if hooked else cell._project_inputs(inputs)  # our cells: every step's input part at once
+    projected = None if hooked or kwargs else cell._project_inputs(inputs)  # our cells: every step's input part at once
     step_inputs = _unstack(inputs if projected is None else projected, time_axis)
     outputs = [None] * steps
     stack_ = instrument.layer_stack  # the steps' ops belong to the cell's layer path
@@ -290,7 +291,7 @@ def _run_rnn(cell: RNNCellBase, inputs: Tensor, initial_states, sequence_length,
     try:
         for t in (range(steps - 1, -1, -1) if is_reverse else range(steps)):
             if projected is None:
-                out, new_states = cell(step_inputs[t], states)
+                out, new_states = cell(step_inputs[t], states, **kwargs)
             else:
                 out, new_states = cell._step(step_inputs[t], states)
             if masks is not None:
@@ -315,7 +316,8 @@ class RNN(Layer):
         self.time_major = time_major
 
     def forward(self, inputs: Tensor, initial_states=None, sequence_length=None, **kwargs):
-        return _run_rnn(self.cell, inputs, initial_states, sequence_length, self.time_major, self.is_reverse)
+        return _run_rnn(self.cell, inputs, initial_states, sequence_length, self.time_major, self.is_reverse,
+                        **kwargs)
 
 
 class BiRNN(Layer):
@@ -339,8 +341,10 @@ class BiRNN(Layer):
             states_fw, states_bw = initial_states
         else:
             raise invalid_argument("BiRNN", "initial_states must be a pair (states_fw, states_bw).")
-        out_fw, states_fw = _run_rnn(self.cell_fw, inputs, states_fw, sequence_length, self.time_major, False)
-        out_bw, states_bw = _run_rnn(self.cell_bw, inputs, states_bw, sequence_length, self.time_major, True)
+        out_fw, states_fw = _run_rnn(self.cell_fw, inputs, states_fw, sequence_length, self.time_major, False,
+                                     **kwargs)
+        out_bw, states_bw = _run_rnn(self.cell_bw, inputs, states_bw, sequence_length, self.time_major, True,
+                                     **kwargs)
         return concat([out_fw, out_bw], axis=-1), (states_fw, states_bw)
 
 
