@@ -11,8 +11,9 @@ All three ops share one gradient. With x_hat = (x - mean) * inv_std over the red
     dx     = inv_std * (g - mean(g) - x_hat * mean(g * x_hat))
     dscale = sum(dout * x_hat)        dbias = sum(dout)      (over all but the channel axis)
 
-A plain backward runs it as one fused op (`*_grad`, numpy). Under `create_graph=True` the same
-formula runs as minipaddle ops, recomputing the statistics from x, so grads of grads are exact.
+A plain backward runs it as one fused op (`batch_norm_grad`, ...: numba loops by default, numpy
+beside them). Under `create_graph=True` the same formula runs as minipaddle ops, recomputing the
+statistics from x, so grads of grads (of any order) are exact.
 """
 from __future__ import annotations
 
