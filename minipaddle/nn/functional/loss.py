@@ -17,6 +17,7 @@ from numbers import Number
 
 import numpy as np
 
+from ...framework.creation import ones_like
 from ...framework.dispatch import dispatch
 from ...framework.errors import invalid_argument
 from ...framework.ops.activation import relu, softplus
@@ -102,10 +103,9 @@ class _HardLabels:
         self.safe = np.where(self.kept, data, 0).astype(np.int64)
         self.shape = data.shape
 
-    def mask(self, dtype, shape=None) -> Tensor:
+    def mask(self, dtype) -> Tensor:
         """1.0 on kept rows, 0.0 on ignored ones, as a constant tensor."""
-        kept = self.kept if shape is None else self.kept.reshape(shape)
-        return Tensor._wrap(kept.astype(dtype))
+        return Tensor._wrap(self.kept.astype(dtype))
 
     def weights(self, weight: Tensor) -> Tensor:
         """weight[label] per row (0 on ignored rows), differentiable wrt weight."""
@@ -179,7 +179,7 @@ def cross_entropy(input, label, weight=None, ignore_index: int = -100, reduction
         keep = keep_shape(input._data.shape, axis)
         picked = take_along_axis(input, Tensor._wrap(labels.safe.reshape(keep)), axis)
         picked = reshape(picked, list(labels.shape))
-        loss = -log(where(Tensor._wrap(labels.kept), picked, picked * 0 + 1))
+        loss = -log(where(Tensor._wrap(labels.kept), picked, ones_like(picked)))
     return _reduce_hard(loss, labels, weight, ignore_index, reduction)
 
 
@@ -369,7 +369,7 @@ def kl_div(input, label, reduction: str = "mean", log_target: bool = False, name
         loss = exp(label) * (label - input)
     else:
         positive = label > 0
-        safe = where(positive, label, zeros_like(label) + 1)  # log(1) = 0 in the rows not taken: no nan
+        safe = where(positive, label, ones_like(label))  # log(1) = 0 where the branch is not taken: no nan
         loss = where(positive, label * (log(safe) - input), zeros_like(input * label))
     if reduction == "batchmean":
         batch = input._data.shape[0] if input._data.ndim else 1
