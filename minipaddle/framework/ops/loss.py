@@ -248,7 +248,7 @@ add_kernel(OP, "cpu", ("float32", "float64"), LazyKernel("minipaddle.framework.k
            name="numba", priority=1)
 add_kernel(OP, "cpu", ("float16", "float32", "float64"), cross_entropy_numpy, name="numpy")
 CROSS_ENTROPY_GRAD = register_op(
-    OP + "_grad", inputs=("softmax", "label", "dloss"), infer_meta=cross_entropy_grad_meta,
+    OP + "_grad", inputs=("softmax", "label", "dloss"), outputs=("logits_grad",), infer_meta=cross_entropy_grad_meta,
     backward=cross_entropy_grad_grad, save=("softmax", "label", "dloss"), differentiable_inputs=(0, 2),
     attrs={"ignore_index": (int, -100), "axis": (int, -1), "reduction": (str, "mean")},
     doc="The gradient of cross_entropy_with_softmax wrt its logits: (softmax - one_hot(label)) * dloss.")
