@@ -410,6 +410,42 @@ def test_ranking_losses_match_torch(reduction):
     check_grad(lambda x: F.hinge_embedding_loss(x, t(sign), margin=0.8, reduction=reduction), [a])
 
 
+def test_every_loss_keeps_float32_in_its_value_and_gradient():
+    a = RNG.uniform(0.1, 0.9, (3, 4)).astype("float32")
+    b = RNG.uniform(0.1, 0.9, (3, 4)).astype("float32")
+    y = RNG.integers(0, 4, 3)
+    w = np.full(4, 0.5, "float32")
+    cases = {
+        "cross_entropy": lambda x: F.cross_entropy(x, t(y), weight=t(w), label_smoothing=0.1),
+        "soft cross_entropy": lambda x: F.cross_entropy(x, t(b), soft_label=True),
+        "nll_loss": lambda x: F.nll_loss(x, t(y), weight=t(w)),
+        "mse_loss": lambda x: F.mse_loss(x, t(b)),
+        "l1_loss": lambda x: F.l1_loss(x, t(b)),
+        "smooth_l1_loss": lambda x: F.smooth_l1_loss(x, t(b), delta=0.5),
+        "binary_cross_entropy": lambda x: F.binary_cross_entropy(x, t(b), weight=t(w)),
+        "binary_cross_entropy_with_logits": lambda x: F.binary_cross_entropy_with_logits(x, t(b), pos_weight=t(w)),
+        "kl_div": lambda x: F.kl_div(x, t(b), reduction="batchmean"),
+        "margin_ranking_loss": lambda x: F.margin_ranking_loss(x, t(b), t(np.sign(a - b)), margin=0.1),
+        "hinge_embedding_loss": lambda x: F.hinge_embedding_loss(x, t(np.sign(a - b))),
+    }
+    for name, fn in cases.items():
+        x = t(a, stop_gradient=False)
+        loss = fn(x)
+        loss.backward()
+        assert loss.dtype == paddle.float32 and x.grad.dtype == paddle.float32, name
+
+
+def test_composed_losses_have_second_derivatives():
+    x, y = ce_data(4, 3)
+    p = RNG.uniform(0.1, 0.9, (4, 3))
+    w = RNG.uniform(0.5, 2.0, 3)
+    check_double_grad(lambda a, b: F.binary_cross_entropy_with_logits(a, b, pos_weight=t(w)), [x, p], wrt=[0])
+    check_double_grad(lambda a, b: F.cross_entropy(a, b, soft_label=True), [x, p / p.sum(1, keepdims=True)])
+    check_double_grad(lambda a: F.cross_entropy(a, t(y), weight=t(w)), [x])
+    check_double_grad(lambda a, b: F.kl_div(a, b, reduction="batchmean"), [log_softmax_np(x), p])
+    check_double_grad(lambda a, b: F.mse_loss(a, b), [x, p])
+
+
 # ---- layers -------------------------------------------------------------------------------------------
 def test_loss_layers_call_their_functions():
     x, y = ce_data(5, 3)
