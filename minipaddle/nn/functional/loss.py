@@ -147,8 +147,9 @@ def cross_entropy(input, label, weight=None, ignore_index: int = -100, reduction
     ndim = input._data.ndim
     if ndim == 0:
         raise invalid_argument(op, "input is 0-D, expected at least one dim (the classes).")
-    axis = normalize_axis(op, axis, ndim)
-    ignore_index = _int_arg(op, "ignore_index", ignore_index)
+    axis = ndim - 1 if axis == -1 else normalize_axis(op, axis, ndim)  # the default, checked cheaply
+    if type(ignore_index) is not int:
+        ignore_index = _int_arg(op, "ignore_index", ignore_index)
     if (weight is None and use_softmax and not soft_label and not label_smoothing
             and reduction in ("mean", "sum", "none")):
         # the training hot path: one op; it checks dtypes, shapes and label values itself
