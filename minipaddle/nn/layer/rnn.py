@@ -96,6 +96,7 @@ class RNNCellBase(Layer):
         """The input part of every step at once (our cells); None: the RNN calls the cell step by step."""
         return None
 
+
 class _BuiltinCell(RNNCellBase):
     """What SimpleRNNCell, LSTMCell and GRUCell share: one step is `_step(_project_inputs(x), states)`,
     which lets an RNN project the inputs of all steps in one matmul before its time loop."""
