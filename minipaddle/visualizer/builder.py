@@ -66,6 +66,7 @@ class TraceBuilder:
         self._tensor_ids: dict[int, tuple] = {}  # id(tensor) -> (weakref, tid)
         self._node_ids: dict[int, tuple] = {}    # id(grad node) -> (weakref, gid)
         self._output_of: dict[tuple, str] = {}   # (gid, output index) -> tid of that forward output
+        self._params: dict[str, weakref.ref] = {}  # parameter name -> the parameter (updates name it)
         self._last_state: dict[str, tuple] = {}  # tid -> (sid, version) of its newest state
         self._kernel_info: dict[tuple, dict] = {}
         self._backward_depth = 0
@@ -103,6 +104,8 @@ class TraceBuilder:
         if tid not in self.objects:
             if role != "gradient" and producer is None and isinstance(t, Parameter):
                 role = "parameter"
+                if t._name is not None:
+                    self._params[t._name] = weakref.ref(t)
             data = t._data
             self.objects[tid] = {"id": tid, "name": t._name, "shape": list(data.shape), "dtype": str(data.dtype),
                                  "role": role, "stop_gradient": bool(t.stop_gradient), "producer": producer,
@@ -316,12 +319,14 @@ class TraceBuilder:
     def _on_optimizer_update(self, e: dict) -> None:
         step = self.next_step
         held: list = []
-        param = e.get("param")
+        param = e.get("tensor", e.get("param"))
         tid = name = None
         states: list = []
-        if isinstance(param, str):
+        if isinstance(param, str):  # a name: the parameter itself, if the recording has met it
             name = param
-        elif param is not None and hasattr(param, "_data"):
+            ref = self._params.get(name)
+            param = None if ref is None else ref()
+        if param is not None and hasattr(param, "_data"):
             name = param._name
             tid = self._tensor(param, "parameter", held)
             states.append(self._state(tid, param, held, step))  # the value after the update

@@ -62,3 +62,35 @@ def summarize_flat(x, stats, hist):
     stats[5] = hi
     stats[6] = mean
     stats[7] = np.sqrt(squares / finite) if finite > 0 else 0.0
+
+
+# Only the reductions below may be reordered (SIMD): no NaN/Inf assumption, they see finite data.
+_REORDER = {"reassoc", "nsz", "contract"}
+
+
+@njit(cache=True, fastmath=_REORDER)
+def finite_moments(x):
+    """(sum, sum of squared deviations from the mean) of an all-finite array, in float64."""
+    total = 0.0
+    for i in range(x.size):
+        total += x[i]
+    mean = total / x.size
+    squares = 0.0
+    for i in range(x.size):
+        d = x[i] - mean
+        squares += d * d
+    return total, squares
+
+
+@njit(cache=True)
+def finite_histogram(x, lo, hi, stride, hist):
+    """Counts of every `stride`-th value of an all-finite array in len(hist) even bins of [lo, hi]."""
+    nbins = hist.size
+    for i in range(nbins):
+        hist[i] = 0
+    scale = nbins / (hi - lo) if hi > lo else 0.0
+    for i in range(0, x.size, stride):
+        b = int((x[i] - lo) * scale) if scale > 0 else nbins - 1
+        if b >= nbins:
+            b = nbins - 1
+        hist[b] += 1
