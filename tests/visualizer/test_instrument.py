@@ -1,0 +1,104 @@
+"""The instrument bus: which events dispatch and autograd send, with what, and nothing when nobody listens."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minipaddle as paddle
+from minipaddle.framework import instrument
+from minipaddle.framework.autograd.node import AccumulateGrad, GradNode
+
+from .conftest import MLP
+
+
+@pytest.fixture
+def events():
+    heard: list[dict] = []
+    unsubscribe = instrument.subscribe(heard.append)
+    yield heard
+    unsubscribe()
+
+
+def test_an_op_event_carries_the_call(events):
+    x = paddle.to_tensor([1.0, 2.0])
+    out = paddle.clip(x, min=0.0, max=1.5)
+    (e,) = events
+    assert (e["kind"], e["op"], e["opdef"].name, e["layer"], e["grad_node"]) == ("op", "clip", "clip", None, None)
+    assert e["inputs"][0] is x and e["outputs"][0] is out and e["attrs"] == {"min": 0.0, "max": 1.5}
+    assert e["kernel"](x.numpy(), min=0.0, max=1.5).tolist() == out.numpy().tolist() == [1.0, 1.5]
+    assert 0 <= e["end_ns"] - e["start_ns"] < 10**9
+
+
+def test_grad_node_is_announced_before_its_op_and_ops_know_their_layer(events):
+    model = MLP()
+    model(paddle.ones([2, 4]))
+    kinds = [(e["kind"], e.get("op"), e.get("layer")) for e in events]
+    assert kinds == [("grad_node", "linear", None), ("op", "linear", "MLP.fc1"), ("grad_node", "relu", None),
+                     ("op", "relu", "MLP"), ("grad_node", "linear", None), ("op", "linear", "MLP.fc2")]
+    node_event, op_event = events[0], events[1]
+    assert isinstance(node_event["node"], GradNode) and op_event["grad_node"] is node_event["node"]
+    assert op_event["outputs"][0].grad_fn is node_event["node"]
+
+
+def test_backward_reports_each_node_with_the_gradients_it_sent(events):
+    a = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    b = paddle.to_tensor([3.0, 4.0], stop_gradient=False)
+    loss = (a * b).sum()
+    events.clear()
+    loss.backward()
+    kinds = [e["kind"] for e in events]
+    assert kinds[0] == "backward_begin" and kinds[-1] == "backward_end"
+    assert events[0]["outputs"] == [loss] and events[0]["api"] == "backward"
+    steps = [e for e in events if e["kind"] == "backward_step"]
+    assert [s["node"].name for s in steps][:2] == ["sum_grad", "multiply_grad"]
+    mul = steps[1]
+    assert [g.numpy().tolist() for g in mul["grads_out"]] == [[3.0, 4.0], [1.0, 2.0]]
+    assert mul["grads_in"][0].numpy().tolist() == [1.0, 1.0] and mul["tensor"] is None
+    leaves = [s for s in steps if isinstance(s["node"], AccumulateGrad)]
+    assert {id(s["tensor"]) for s in leaves} == {id(a), id(b)} and all(s["grads_out"] == [] for s in leaves)
+    assert all(s["start_ns"] <= s["end_ns"] for s in steps)
+    ops_inside = kinds[kinds.index("backward_begin"):kinds.index("backward_end")].count("op")
+    assert ops_inside >= 2  # the multiply rule's own ops are reported too
+
+
+def test_paddle_grad_reports_the_leaf_step_without_a_tensor(events):
+    a = paddle.to_tensor([2.0], stop_gradient=False)
+    out = a * a
+    events.clear()
+    (g,) = paddle.grad([out], [a])
+    assert events[0]["api"] == "grad" and g.numpy().tolist() == [4.0]
+    assert all(e.get("tensor") is None for e in events if e["kind"] == "backward_step")
+
+
+def test_a_hook_event_shows_what_the_hook_saw_and_returned(events):
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    y = x * 2.0
+
+    def double(g):
+        return g * 2.0
+    y.register_hook(double)
+    y.sum().backward()
+    (hook,) = [e for e in events if e["kind"] == "hook"]
+    assert hook["hook"] is double and hook["index"] == 0 and hook["node"] is y.grad_fn
+    assert hook["grad"].numpy().tolist() == [1.0, 1.0] and hook["result"].numpy().tolist() == [2.0, 2.0]
+    assert x.grad.numpy().tolist() == [4.0, 4.0]
+
+
+def test_nobody_listening_means_no_events_and_the_same_results():
+    assert instrument.subscribers == []
+    heard: list = []
+    x = paddle.to_tensor(np.arange(4.0, dtype=np.float32), stop_gradient=False)
+    plain = (x * x).sum()
+    plain.backward()
+    plain_grad = x.grad.numpy().copy()
+    x.clear_grad(set_to_zero=False)
+    unsubscribe = instrument.subscribe(heard.append)
+    traced = (x * x).sum()
+    traced.backward()
+    unsubscribe()
+    assert instrument.subscribers == [] and len(heard) > 0
+    assert float(traced) == float(plain) and x.grad.numpy().tolist() == plain_grad.tolist()
+    unsubscribe()  # a second call is harmless
+    count = len(heard)
+    paddle.add(x, x).sum().backward()
+    assert len(heard) == count  # unsubscribed: nothing more arrives

@@ -1,0 +1,104 @@
+"""Tensor summaries against numpy, JSON-safe numbers and attributes, and the schema file itself."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from minipaddle.visualizer import load_schema, summarize
+from minipaddle.visualizer.summary import BINS, HIST_SAMPLE, SMALL, jsonable, summary_to_json, values_to_json
+
+
+def _reference(a: np.ndarray) -> dict:
+    x = np.asarray(a, dtype=np.float64).reshape(-1)
+    finite = x[np.isfinite(x)]
+    return {"numel": x.size, "nan": int(np.isnan(x).sum()), "inf": int(np.isinf(x).sum()), "finite": finite}
+
+
+@settings(max_examples=60, deadline=None)
+@given(hnp.arrays(st.sampled_from([np.float32, np.float64]), hnp.array_shapes(min_dims=0, max_dims=3, max_side=6),
+                  elements=st.one_of(st.floats(-1e3, 1e3, width=32), st.sampled_from([np.nan, np.inf, -np.inf]))))
+def test_summary_matches_numpy_on_drawn_arrays(a):
+    s = summarize(a)
+    ref = _reference(a)
+    assert (s.numel, s.nan_count, s.inf_count) == (ref["numel"], ref["nan"], ref["inf"])
+    finite = ref["finite"]
+    if finite.size == 0:
+        assert s.min is None and s.mean is None and s.hist is None
+        return
+    assert (s.min, s.max) == (finite.min(), finite.max())
+    assert s.mean == pytest.approx(finite.mean(), rel=1e-9, abs=1e-9)
+    assert s.std == pytest.approx(finite.std(), rel=1e-7, abs=1e-7)
+    assert s.hist.sum() == finite.size and s.hist_stride == 1
+    if finite.max() > finite.min():
+        expected, _ = np.histogram(finite, BINS, (finite.min(), finite.max()))
+        assert np.abs(s.hist - expected).sum() <= 2  # a value on a bin edge may round either way
+
+
+@pytest.mark.parametrize("n", [SMALL + 1, HIST_SAMPLE * 3 + 5])
+def test_big_tensors_take_the_fast_path_with_exact_statistics(n):
+    rng = np.random.default_rng(1)
+    a = (rng.standard_normal(n) * 3 + 100).astype(np.float32)
+    s = summarize(a)
+    x = a.astype(np.float64)
+    assert (s.min, s.max, s.nan_count, s.inf_count) == (x.min(), x.max(), 0, 0)
+    assert s.mean == pytest.approx(x.mean(), rel=1e-12) and s.std == pytest.approx(x.std(), rel=1e-9)
+    stride = -(-n // HIST_SAMPLE)
+    assert s.hist_stride == stride and s.hist.sum() == len(range(0, n, stride))
+    expected, _ = np.histogram(x[::stride], BINS, (x.min(), x.max()))
+    assert np.abs(s.hist - expected).sum() <= 2
+    a[n // 2] = np.nan  # one NaN anywhere: the careful path, every value counted
+    s = summarize(a)
+    assert (s.nan_count, s.hist_stride, s.hist.sum()) == (1, 1, n - 1)
+
+
+def test_summaries_of_other_dtypes_layouts_and_edge_cases():
+    m = np.arange(12, dtype=np.float32).reshape(3, 4)
+    assert summarize(m.T).mean == summarize(m).mean == 5.5  # non-contiguous
+    assert summarize(m[:, ::2]).max == 10.0
+    s = summarize(np.array([True, False, True]))
+    assert (s.min, s.max, s.mean) == (0.0, 1.0, pytest.approx(2 / 3))
+    assert summarize(np.array([3, -4], np.int64)).min == -4.0
+    assert summarize(np.array([1.5, np.inf], np.float16)).inf_count == 1
+    assert summarize(np.array(7.0)).numel == 1
+    empty = summarize(np.zeros((0, 3)))
+    assert (empty.numel, empty.min, empty.hist) == (0, None, None)
+    flat = summarize(np.full(5000, 1000.0, np.float32))  # constant: std exactly 0, one full bin
+    assert flat.std == 0.0 and flat.hist[-1] == 5000
+    j = summary_to_json(summarize(np.array([np.nan, np.nan])))
+    assert j == {"numel": 2, "min": None, "max": None, "mean": None, "std": None, "nan_count": 2, "inf_count": 0,
+                 "histogram": None}
+
+
+def test_values_and_attrs_become_strict_json():
+    assert values_to_json(np.array([[1.0, np.nan], [np.inf, -np.inf]]), True) == [1.0, "NaN", "Infinity", "-Infinity"]
+    assert values_to_json(np.array([True, False]), False) == [1, 0]
+    attrs = {"axis": (0, np.int64(1)), "dtype": np.dtype("float32"), "scale": float("inf"), "keep": None,
+             "index": slice(1, None, 2), "obj": object(), "arr": np.array([1.5, np.nan])}
+    out = jsonable(attrs)
+    json.dumps(out, allow_nan=False)
+    assert out["axis"] == [0, 1] and out["dtype"] == "float32" and out["scale"] == "Infinity"
+    assert out["index"] == "slice(1, None, 2)" and out["obj"].startswith("<object object")
+    assert out["arr"] == [1.5, "NaN"] and out["keep"] is None
+    assert len(jsonable("x" * 1000)) == 1000 and len(jsonable(list(range(1000)))) == 64
+
+
+def test_the_schema_is_a_valid_draft_2020_12_schema():
+    import jsonschema
+    schema = load_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["properties"]["schema_version"]["pattern"] == "^1\\.[0-9]+$"
+    for reserved in ("programs", "pass_diffs", "profile", "extensions"):
+        assert reserved in schema["required"]
+
+
+def test_importing_the_visualizer_does_not_load_numba():
+    code = "import sys, minipaddle.visualizer, minipaddle.debug; print('numba' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
