@@ -1,0 +1,322 @@
+"""How a trace shows up in a notebook: one MIME bundle that every front end can read.
+
+    from minipaddle.notebook.display import trace_bundle
+    from IPython.display import display
+    display(trace_bundle(rec.trace), raw=True)
+
+The bundle carries three views of the same trace, and each front end picks the richest it knows:
+
+    application/vnd.minipaddle.trace+json   the trace document itself, for the JupyterLab extension
+    text/html                               graph SVG + tables, no scripts: classic Notebook, VS Code, GitHub
+    text/plain                              one summary line: ops, tensors, backward steps, NaN/Inf, drops
+
+`graph_bundle(tensor)` is what `%paddle_graph` shows: the chain of grad nodes that produced a
+tensor (like torchviz's make_dot) and, when a trace recorded it, the forward ops around it.
+Every name that comes from user code (layers, tensors, ops) is escaped before it reaches HTML.
+"""
+from __future__ import annotations
+
+import html
+import shutil
+from collections import deque
+
+__all__ = ["MIME_TYPE", "graph_bundle", "recorded_id", "summary_line", "tensor_graph", "trace_bundle", "trace_html"]
+
+MIME_TYPE = "application/vnd.minipaddle.trace+json"
+MAX_TABLE_ROWS = 60     # op rows in the fallback table; the rest are counted
+GRAPHVIZ_HINT = ("install Graphviz to see the graph as a picture: apt-get install graphviz "
+                 "(or conda install graphviz, brew install graphviz)")
+# Fixed colours, so a learner can tell parameters, inputs, activations and gradients apart at a glance.
+COLOURS = {"parameter": "#cfe2f3", "input": "#eeeeee", "leaf": "#d9ead3", "activation": "#ffffff",
+           "op": "#ffffff", "grad": "#fce5cd", "accumulate": "#d9ead3", "target": "#fff2cc", "nan": "#f4cccc"}
+
+
+def _as_trace(trace):
+    from ..visualizer.trace import Trace
+    if isinstance(trace, Trace):
+        return trace
+    if isinstance(trace, dict):
+        return Trace(trace)
+    if hasattr(trace, "trace"):  # a Recorder (paddle.debug.record())
+        return trace.trace
+    from ..framework.errors import invalid_argument
+    raise invalid_argument("trace_bundle", f"got a {type(trace).__name__}, expected a Trace, a trace document "
+                                           "(dict) or a Recorder.")
+
+
+# ---- the trace ---------------------------------------------------------------------------
+
+def summary_line(trace) -> str:
+    """One line: "minipaddle trace: 6 ops, 25 tensors, 8 backward steps, no NaN/Inf, 0 dropped steps"."""
+    doc = _as_trace(trace).to_dict()
+    backward = sum(1 for s in doc["steps"] if s["kind"] == "backward_step")
+    parts = [f"{len(doc['graph']['forward']['nodes'])} ops", f"{len(doc['tensors'])} tensors",
+             f"{backward} backward steps"]
+    if doc["optimizer_updates"]:
+        parts.append(f"{len(doc['optimizer_updates'])} optimizer updates")
+    first = doc["nan_inf"]["first"]
+    if first is None:
+        parts.append("no NaN/Inf")
+    else:
+        where = f" in {first['layer']}" if first["layer"] else ""
+        parts.append(f"{doc['nan_inf']['count']} NaN/Inf (first: {first['op']}{where}, step {first['step']})")
+    parts.append(f"{doc['recording']['dropped_steps']} dropped steps")
+    return "minipaddle trace: " + ", ".join(parts)
+
+
+def trace_html(trace) -> str:
+    """The trace as script-free HTML: the visualizer's export when it is there, else a summary table."""
+    trace = _as_trace(trace)
+    try:
+        from ..visualizer.html import to_html
+    except ImportError:
+        return _fallback_html(trace, note="")
+    try:
+        return to_html(trace, scripts=False)
+    except Exception as exc:  # a display must never break the cell that made the trace
+        return _fallback_html(trace, note=f"(the full view failed: {type(exc).__name__}: {exc})")
+
+
+def trace_bundle(trace, include_json: bool = True) -> dict:
+    """The MIME bundle of a trace (what `Trace._repr_mimebundle_` returns); `include_json=False`
+    leaves the document out (live updates of a big trace send it only at the end)."""
+    trace = _as_trace(trace)
+    bundle = {"text/plain": summary_line(trace), "text/html": trace_html(trace)}
+    if include_json:
+        bundle[MIME_TYPE] = trace.to_dict()
+    return bundle
+
+
+def _fallback_html(trace, note: str) -> str:
+    """A table of the ops (step, op, layer, output shapes, NaN/Inf), the first NaN/Inf marked."""
+    doc = trace.to_dict()
+    e = html.escape
+    tensors = {t["id"]: t for t in doc["tensors"]}
+    rows = []
+    nodes = doc["graph"]["forward"]["nodes"]
+    for n in nodes[:MAX_TABLE_ROWS]:
+        shapes = ", ".join(str(tensors[t]["shape"]) for t in n["outputs"] if t in tensors)
+        mark = "first NaN/Inf" if n["first_nan_inf"] else (n["nan_inf"] or "")
+        style = f' style="background:{COLOURS["nan"]}"' if n["nan_inf"] else ""
+        rows.append(f"<tr{style}><td>{n['step']}</td><td>{e(n['op'])}</td><td>{e(n['layer'] or '')}</td>"
+                    f"<td>{e(shapes)}</td><td>{e(mark)}</td></tr>")
+    more = len(nodes) - MAX_TABLE_ROWS
+    if more > 0:
+        rows.append(f'<tr><td colspan="5">... {more} more ops</td></tr>')
+    notes = "".join(f"<p>{e(text)}</p>" for text in doc["recording"]["notes"] + ([note] if note else []))
+    return (f'<div class="minipaddle-trace"><p><b>{e(summary_line(trace))}</b></p>{notes}'
+            '<table><thead><tr><th>step</th><th>op</th><th>layer</th><th>outputs</th><th>NaN/Inf</th></tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
+
+
+# ---- the graph of one tensor (%paddle_graph) ---------------------------------------------
+
+def tensor_graph(tensor, recorder=None, max_nodes: int = 60) -> dict:
+    """The graph around `tensor` as plain data: {"title", "backward", "forward", "links", "notes"}.
+
+    backward: its grad node and every node gradients flow on to (walked from the live GradNodes,
+    as torchviz's make_dot does); forward: when `recorder` (a finished `paddle.debug.record()`)
+    saw the tensor, the ops that produced it and the ops that used it; links: each forward op
+    beside the grad node it recorded. Each part keeps at most `max_nodes` nodes."""
+    name = tensor._name or "tensor"
+    graph = {"title": f"{name} {list(tensor._data.shape)} {tensor._data.dtype}", "notes": [], "links": [],
+             "backward": _backward_part(tensor, max_nodes, recorder),
+             "forward": {"nodes": [], "edges": [], "hidden": 0}}
+    tensor_id = recorded_id(recorder, tensor)
+    if tensor_id is not None:
+        graph["forward"] = _forward_part(recorder.trace.to_dict(), tensor_id, max_nodes)
+        grad_ids = {n["trace_id"]: n["id"] for n in graph["backward"]["nodes"] if n.get("trace_id")}
+        for n in graph["forward"]["nodes"]:
+            if n.get("grad_node") in grad_ids:
+                graph["links"].append((n["id"], grad_ids[n["grad_node"]]))
+    if tensor._node is None and tensor.stop_gradient and tensor_id is None:
+        graph["notes"].append(f"{name} has no graph: it was made with stop_gradient=True and no recorded op "
+                              "made it. Run the code that makes it under %%paddle_trace to see its forward ops.")
+    for part in ("backward", "forward"):
+        if graph[part]["hidden"]:
+            graph["notes"].append(f"{part}: {graph[part]['hidden']} more nodes not shown (raise --max-nodes).")
+    return graph
+
+
+def recorded_id(recorder, obj) -> str | None:
+    """The trace id ("t7", "g3") a finished recorder gave a live Tensor or GradNode, if it kept it."""
+    builder = getattr(recorder, "_builder", None)
+    if builder is None:
+        return None
+    objects = builder.objects
+    if hasattr(obj, "next_edges") or hasattr(obj, "tensor_ref"):  # a GradNode / AccumulateGrad
+        gid = builder._lookup(builder._node_ids, obj)
+        return gid if gid in objects else None
+    if obj._node is not None:  # an op's output: the recorder names it through its grad node
+        gid = builder._lookup(builder._node_ids, obj._node)
+        tid = builder._output_of.get((gid, obj._out_index)) if gid else None
+        if tid in objects:
+            return tid
+    tid = builder._lookup(builder._tensor_ids, obj)
+    return tid if tid in objects else None
+
+
+def _backward_part(tensor, max_nodes: int, recorder) -> dict:
+    """Breadth-first over next_edges from the tensor's grad node; ids follow the visiting order.
+    Past `max_nodes` the walk goes on only to count what is hidden."""
+    from ..framework.autograd.node import AccumulateGrad
+    nodes = [{"id": "x", "label": f"{tensor._name or 'tensor'}\n{list(tensor._data.shape)}", "kind": "target"}]
+    edges: list = []
+    start = tensor._node
+    if start is None and not tensor.stop_gradient:
+        start = tensor._accum  # a leaf: its AccumulateGrad, if backward ever reached it
+    if start is None:
+        return {"nodes": nodes, "edges": edges, "hidden": 0}
+    ids = {id(start): "b0"}  # id(node) -> our id, or None for a node past the budget
+    alive = [start]          # held while walking, so no id() is reused
+    queue = deque([start])
+    edges.append(("x", "b0", ""))
+    shown, hidden = 1, 0
+    while queue:
+        node = queue.popleft()
+        nid = ids[id(node)]
+        if nid is None:
+            hidden += 1
+        elif type(node) is AccumulateGrad:
+            leaf = node.tensor_ref()
+            label = "AccumulateGrad" + ("" if leaf is None else f"\n{leaf._name or 'leaf'} {list(leaf._data.shape)}")
+            nodes.append({"id": nid, "label": label, "kind": "accumulate", "trace_id": recorded_id(recorder, node)})
+        else:
+            nodes.append({"id": nid, "label": node.name + (" (freed)" if node.freed else ""), "kind": "grad",
+                          "trace_id": recorded_id(recorder, node)})
+        for index, edge in enumerate(getattr(node, "next_edges", ())):
+            if edge is None:
+                continue
+            nxt = edge[0]
+            if id(nxt) not in ids:
+                ids[id(nxt)] = f"b{shown}" if shown < max_nodes else None
+                shown += shown < max_nodes
+                alive.append(nxt)
+                queue.append(nxt)
+            if nid is not None and ids[id(nxt)] is not None:
+                edges.append((nid, ids[id(nxt)], str(list(node.input_metas[index][0]))))
+    return {"nodes": nodes, "edges": edges, "hidden": hidden}
+
+
+def _forward_part(doc: dict, tensor_id: str, max_nodes: int) -> dict:
+    """The ops upstream of the tensor (what produced it) and downstream (what used it)."""
+    tensors = {t["id"]: t for t in doc["tensors"]}
+    ops = {n["id"]: n for n in doc["graph"]["forward"]["nodes"]}
+    consumers: dict = {}
+    for n in ops.values():
+        for t in n["inputs"]:
+            consumers.setdefault(t, []).append(n["id"])
+    picked: dict = {}
+    skipped: set = set()
+    for upstream in (True, False):
+        queue = deque([tensor_id])
+        seen = {tensor_id}
+        while queue:
+            t = tensors.get(queue.popleft())
+            if t is None:
+                continue
+            near = ([t["producer"]] if t["producer"] else []) if upstream else consumers.get(t["id"], [])
+            for nid in near:
+                if nid in picked or nid in skipped or nid not in ops:
+                    continue
+                if len(picked) >= max_nodes:
+                    skipped.add(nid)  # not shown, but walked on, so the count of what is hidden is exact
+                else:
+                    picked[nid] = ops[nid]
+                for nxt in ops[nid]["inputs"] if upstream else ops[nid]["outputs"]:
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        queue.append(nxt)
+    return _forward_view(picked, tensors, tensor_id, len(skipped))
+
+
+def _forward_view(picked: dict, tensors: dict, tensor_id: str, hidden: int) -> dict:
+    """Op nodes in the order they ran; the tensor itself ("fx"); sources for tensors from outside."""
+    target = tensors[tensor_id]
+    nodes = [{"id": "fx", "label": f"{target['name'] or 'tensor'}\n{target['shape']}", "kind": "target"}]
+    edges, sources = [], {}
+    for nid, n in sorted(picked.items(), key=lambda item: item[1]["step"]):
+        layer = f"\n{n['layer']}" if n["layer"] else ""
+        first = "\nfirst NaN/Inf" if n["first_nan_inf"] else ""
+        nodes.append({"id": nid, "label": f"{n['op']}{layer}{first}", "kind": "nan" if n["nan_inf"] else "op",
+                      "grad_node": n["grad_node"]})
+        for tid in n["inputs"]:
+            t = tensors.get(tid, {})
+            if tid == tensor_id:
+                source = "fx"
+            elif t.get("producer") in picked:
+                source = t["producer"]
+            else:  # a parameter, an input, or made by an op outside the view
+                source = sources.setdefault(tid, f"s{len(sources)}")
+            edges.append((source, nid, str(t.get("shape", ""))))
+        if tensor_id in n["outputs"]:
+            edges.append((nid, "fx", ""))
+    for tid, sid in sources.items():
+        t = tensors.get(tid, {})
+        role = t.get("role", "input")
+        nodes.append({"id": sid, "label": f"{t.get('name') or role}\n{t.get('shape')}", "kind": role})
+    return {"nodes": nodes, "edges": edges, "hidden": hidden}
+
+
+def graph_dot(graph: dict):
+    """A graphviz.Digraph of `tensor_graph`'s data: backward and forward as two clusters."""
+    import graphviz
+    dot = graphviz.Digraph("paddle_graph", graph_attr={"rankdir": "TB", "fontsize": "11"},
+                           node_attr={"shape": "box", "style": "filled,rounded", "fontsize": "10",
+                                      "fontname": "Helvetica"}, edge_attr={"fontsize": "9"})
+    titles = {"forward": "forward ops (from the last trace)", "backward": "backward: grad nodes"}
+    for part in ("forward", "backward"):
+        if not graph[part]["nodes"] or (part == "forward" and len(graph[part]["nodes"]) < 2):
+            continue
+        with dot.subgraph(name=f"cluster_{part}") as sub:
+            sub.attr(label=titles[part], style="dashed", color="#999999")
+            for n in graph[part]["nodes"]:
+                shape = "ellipse" if n["kind"] in ("parameter", "input", "leaf", "target") else "box"
+                sub.node(_dot_id(part, n["id"]), _dot_label(n["label"]), fillcolor=COLOURS.get(n["kind"], "#ffffff"),
+                         shape=shape)
+            for source, target, label in graph[part]["edges"]:
+                sub.edge(_dot_id(part, source), _dot_id(part, target), label=_dot_label(label))
+    for fwd, bwd in graph["links"]:
+        dot.edge(_dot_id("forward", fwd), _dot_id("backward", bwd), style="dotted", color="#b45f06",
+                 constraint="false", arrowhead="none")
+    return dot
+
+
+def _dot_id(part: str, node_id: str) -> str:
+    return f"{part[0]}_{node_id}"  # our own ids only: user names never become DOT ids or SVG comments
+
+
+def _dot_label(text: str) -> str:
+    import graphviz
+    return "\\n".join(graphviz.escape(line) for line in text.split("\n"))
+
+
+def graph_bundle(tensor, recorder=None, max_nodes: int = 60) -> dict:
+    """What `%paddle_graph` displays: text/html (SVG, or lists without Graphviz) and text/plain."""
+    graph = tensor_graph(tensor, recorder, max_nodes)
+    backward = sum(1 for n in graph["backward"]["nodes"] if n["kind"] in ("grad", "accumulate"))
+    forward = sum(1 for n in graph["forward"]["nodes"] if n["kind"] in ("op", "nan"))
+    text = f"graph of {graph['title']}: {backward} backward nodes, {forward} forward ops"
+    e = html.escape
+    notes = "".join(f"<p>{e(note)}</p>" for note in graph["notes"])
+    if shutil.which("dot"):
+        svg = graph_dot(graph).pipe(format="svg", encoding="utf-8")
+        picture = svg[svg.find("<svg"):]  # drop the XML prolog and DOCTYPE: the SVG sits inside HTML
+    else:
+        picture = f"<p>{e(GRAPHVIZ_HINT)}.</p>" + _graph_lists(graph)
+    body = f'<div class="minipaddle-graph"><p><b>{e(text)}</b></p>{notes}{picture}</div>'
+    return {"text/plain": text + "".join(f"\n{note}" for note in graph["notes"]), "text/html": body}
+
+
+def _graph_lists(graph: dict) -> str:
+    """Without Graphviz: each part as a list of "node <- what feeds it" lines."""
+    e = html.escape
+    out = []
+    for part in ("backward", "forward"):
+        labels = {n["id"]: n["label"].replace("\n", " ") for n in graph[part]["nodes"]}
+        if len(labels) < 2:
+            continue
+        items = "".join(f"<li>{e(labels[s])} &rarr; {e(labels[t])}{' ' + e(lab) if lab else ''}</li>"
+                        for s, t, lab in graph[part]["edges"])
+        out.append(f"<p>{part}</p><ul>{items}</ul>")
+    return "".join(out)

@@ -1,0 +1,200 @@
+"""The notebook display: one MIME bundle per trace, and the graph behind a tensor (%paddle_graph)."""
+from __future__ import annotations
+
+import json
+import sys
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+import minipaddle as paddle
+from minipaddle import nn
+from minipaddle.framework.errors import InvalidArgument
+from minipaddle.notebook import display as nd
+from minipaddle.notebook.display import MIME_TYPE, graph_bundle, summary_line, tensor_graph, trace_bundle
+
+EVIL = "<script>alert(1)</script>"
+
+
+class MLP(nn.Layer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(4, 8)
+        self.fc2 = nn.Linear(8, 3)
+
+    def forward(self, x):
+        return self.fc2(nn.functional.relu(self.fc1(x)))
+
+
+class LogLayer(nn.Layer):
+    """Plants a NaN: log of a negative number."""
+
+    def forward(self, x):
+        return paddle.log(x)
+
+
+@pytest.fixture
+def model():
+    paddle.seed(0)
+    return MLP()
+
+
+@pytest.fixture
+def x():
+    return paddle.to_tensor(np.random.default_rng(0).standard_normal((5, 4)).astype("float32"))
+
+
+def record_step(model, x, **settings):
+    with paddle.debug.record(**settings) as rec:
+        out = model(x)
+        loss = (out * out).mean()
+        loss.backward()
+    return rec, out, loss
+
+
+def test_bundle_has_the_three_views_of_one_trace(model, x):
+    import jsonschema
+    from minipaddle.visualizer import load_schema
+    rec, _, _ = record_step(model, x)
+    bundle = trace_bundle(rec.trace)
+    assert set(bundle) == {MIME_TYPE, "text/html", "text/plain"}
+    doc = bundle[MIME_TYPE]
+    assert doc is rec.trace.to_dict()
+    jsonschema.Draft202012Validator(load_schema()).validate(doc)
+    json.dumps(doc, allow_nan=False)  # Jupyter sends it as strict JSON
+    assert "<script" not in bundle["text/html"].lower()
+    assert "\n" not in bundle["text/plain"]
+    assert trace_bundle(rec) == bundle | {"text/html": bundle["text/html"]}  # a Recorder works as well
+    assert MIME_TYPE not in trace_bundle(rec.trace, include_json=False)
+
+
+def test_summary_line_counts_what_the_document_holds(model, x):
+    rec, _, _ = record_step(model, x)
+    doc = rec.trace.to_dict()
+    backward = sum(s["kind"] == "backward_step" for s in doc["steps"])
+    assert backward == len(doc["graph"]["backward"]["nodes"]) > 0
+    assert summary_line(rec.trace) == (f"minipaddle trace: {len(doc['graph']['forward']['nodes'])} ops, "
+                                       f"{len(doc['tensors'])} tensors, {backward} backward steps, "
+                                       "no NaN/Inf, 0 dropped steps")
+
+
+def test_summary_line_names_the_first_nan_and_dropped_steps(x):
+    paddle.seed(0)
+    model = nn.Sequential(nn.Linear(4, 3), LogLayer())
+    with paddle.debug.record(max_steps=3) as rec:
+        model(x).sum()
+    line = summary_line(rec.trace)
+    assert "NaN/Inf (first: log in Sequential.1, step 1)" in line
+    assert line.endswith(" 0 dropped steps")
+    with paddle.debug.record(max_steps=2) as rec:
+        for _ in range(3):
+            model(x)
+    assert summary_line(rec.trace).endswith(" 4 dropped steps")
+
+
+def test_fallback_html_is_a_table_with_names_escaped(monkeypatch, x):
+    monkeypatch.setitem(sys.modules, "minipaddle.visualizer.html", None)  # as if the HTML export were missing
+    paddle.seed(0)
+    model = nn.Sequential(nn.Linear(4, 3), LogLayer())
+    model.add_sublayer(EVIL, nn.Linear(3, 3))  # a third layer of the Sequential, with a hostile name
+    with paddle.debug.record() as rec:
+        model(x)
+    html = nd.trace_html(rec.trace)
+    assert "<script" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "first NaN/Inf" in html and html.count("<tr") == 1 + 3
+    ET.fromstring(html)  # well-formed
+
+
+def test_html_comes_from_the_visualizer_export_when_it_is_there(monkeypatch, model, x):
+    rec, _, _ = record_step(model, x)
+    fake = type(sys)("minipaddle.visualizer.html")
+    fake.to_html = lambda trace, scripts=True: f"<p>export scripts={scripts}</p>"
+    monkeypatch.setitem(sys.modules, "minipaddle.visualizer.html", fake)
+    assert nd.trace_html(rec.trace) == "<p>export scripts=False</p>"
+
+    def broken(trace, scripts=True):
+        raise RuntimeError("oops")
+    fake.to_html = broken
+    assert "the full view failed: RuntimeError: oops" in nd.trace_html(rec.trace)
+
+
+def test_bad_input_to_the_bundle_is_a_clear_error():
+    with pytest.raises(InvalidArgument, match="got a int, expected a Trace"):
+        trace_bundle(3)
+
+
+def test_backward_part_walks_the_grad_node_chain_to_the_parameters(model, x):
+    out = model(x)
+    graph = tensor_graph(out)
+    nodes = {n["id"]: n for n in graph["backward"]["nodes"]}
+    labels = [n["label"] for n in graph["backward"]["nodes"]]
+    assert labels[:3] == ["tensor\n[5, 3]", "linear_grad", "relu_grad"]
+    accumulate = sorted(n["label"].split("\n")[1].split(" ")[0] for n in nodes.values() if n["kind"] == "accumulate")
+    assert accumulate == sorted(p.name for p in model.parameters())
+    edges = {(nodes[s]["label"], nodes[t]["label"], shape) for s, t, shape in graph["backward"]["edges"]}
+    assert ("linear_grad", "relu_grad", "[5, 8]") in edges
+    assert graph["forward"]["nodes"] == [] and graph["links"] == []
+
+
+def test_forward_part_shows_both_directions_and_links_to_grad_nodes(model, x):
+    rec, out, _ = record_step(model, x)
+    graph = tensor_graph(out, rec)
+    doc = rec.trace.to_dict()
+    ops = [n for n in graph["forward"]["nodes"] if n["kind"] == "op"]
+    assert [n["label"].split("\n")[0] for n in ops] == ["linear", "relu", "linear", "multiply", "mean"]
+    edges = graph["forward"]["edges"]
+    last_linear = ops[2]["id"]
+    assert (last_linear, "fx", "") in edges and ("fx", ops[3]["id"], "[5, 3]") in edges
+    params = {n["label"].split("\n")[0] for n in graph["forward"]["nodes"] if n["kind"] == "parameter"}
+    assert params == {p.name for p in model.parameters()}
+    backward = {n["id"]: n for n in graph["backward"]["nodes"]}
+    grad_of = {g["id"]: g for g in doc["graph"]["backward"]["nodes"]}
+    assert len(graph["links"]) == 3  # the three ops upstream of `out` have their grad nodes in the chain
+    for fwd, bwd in graph["links"]:
+        op = rec.trace.node(fwd)
+        assert backward[bwd]["trace_id"] == op["grad_node"] and grad_of[op["grad_node"]]["forward_node"] == fwd
+
+
+def test_node_budget_hides_the_rest_and_says_so():
+    t = paddle.to_tensor(np.ones(3, "float32"), stop_gradient=False)
+    with paddle.debug.record() as rec:
+        y = t
+        for _ in range(30):
+            y = y * 1.5
+    graph = tensor_graph(y, rec, max_nodes=5)
+    assert len(graph["backward"]["nodes"]) == 1 + 5 and graph["backward"]["hidden"] == 26
+    assert sum(n["kind"] == "op" for n in graph["forward"]["nodes"]) == 5
+    assert "backward: 26 more nodes not shown" in " ".join(graph["notes"])
+    assert "forward: 25 more nodes not shown" in " ".join(graph["notes"])
+
+
+def test_a_tensor_without_a_graph_says_why():
+    graph = tensor_graph(paddle.to_tensor([1.0, 2.0]))
+    assert graph["backward"]["edges"] == [] and "has no graph" in graph["notes"][0]
+
+
+def test_graph_bundle_is_svg_with_dot_and_lists_without(monkeypatch, model, x):
+    import shutil
+    rec, out, _ = record_step(model, x)
+    out.name = EVIL
+    if shutil.which("dot"):
+        bundle = graph_bundle(out, rec)
+        svg = bundle["text/html"][bundle["text/html"].find("<svg"):bundle["text/html"].rfind("</svg>") + 6]
+        ET.fromstring(svg)
+        assert "relu_grad" in svg and "&lt;script&gt;" in svg
+    monkeypatch.setattr(nd.shutil, "which", lambda name: None)
+    bundle = graph_bundle(out, rec)
+    html = bundle["text/html"]
+    assert "<svg" not in html and "apt-get install graphviz" in html and "relu_grad" in html
+    assert bundle["text/plain"].startswith(f"graph of {EVIL} [5, 3] float32: 7 backward nodes, 5 forward ops")
+    for text in (html, graph_bundle(out, rec)["text/html"]):
+        assert "<script" not in text
+
+
+def test_graph_dot_escapes_backslashes_and_quotes():
+    t = paddle.to_tensor(np.ones(2, "float32"), stop_gradient=False)
+    y = t * 2.0
+    y.name = 'a\\l "quoted"'
+    source = nd.graph_dot(tensor_graph(y)).source
+    assert 'a\\\\l \\"quoted\\"' in source
