@@ -86,11 +86,16 @@ def _dispatch_traced(op: OpDef, inputs: tuple, attrs: dict, arrays: tuple, metas
         outs = tuple(Tensor._wrap(r if type(r) is np.ndarray else np.asarray(r, dtype=m.dtype))
                      for r, m in zip(result, metas))
     node = None
-    if mode.grad_enabled and op.backward is not None and any(not t.stop_gradient for t in inputs):
-        _record(op, inputs, attrs, outs)
-        node = next((o._node for o in outs if o._node is not None), None)
-        if node is not None:
-            instrument.emit({"kind": "grad_node", "node": node, "op": op.name})
+    if mode.grad_enabled and op.backward is not None:
+        for t in inputs:
+            if not t.stop_gradient:
+                _record(op, inputs, attrs, outs)
+                for o in outs:  # (integer outputs are not attached to the node)
+                    if o._node is not None:
+                        node = o._node
+                        instrument.emit({"kind": "grad_node", "node": node, "op": op.name})
+                        break
+                break
     instrument.emit({"kind": "op", "op": op.name, "opdef": op, "layer": instrument.current_layer(),
                      "inputs": inputs, "outputs": outs, "attrs": attrs, "kernel": fn, "grad_node": node,
                      "start_ns": start, "end_ns": end})

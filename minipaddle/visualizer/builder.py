@@ -25,6 +25,7 @@ import numpy as np
 
 from ..framework.autograd.node import AccumulateGrad
 from ..framework.parameter import Parameter
+from ..framework.registry import KernelKey, _preferred
 from .summary import SUMMARY_BYTES, summarize
 from .trace import build_document
 
@@ -107,8 +108,9 @@ class TraceBuilder:
                 if t._name is not None:
                     self._params[t._name] = weakref.ref(t)
             data = t._data
-            self.objects[tid] = {"id": tid, "name": t._name, "shape": list(data.shape), "dtype": str(data.dtype),
-                                 "role": role, "stop_gradient": bool(t.stop_gradient), "producer": producer,
+            self.objects[tid] = {"id": tid, "name": t._name, "shape": list(data.shape),
+                                 "dtype": _dtype_name(data.dtype), "role": role,
+                                 "stop_gradient": bool(t.stop_gradient), "producer": producer,
                                  "grad_of": None, "grad": None, "states": deque()}
             self.bytes_used += TENSOR_BYTES
         held.append(tid)
@@ -368,15 +370,16 @@ class TraceBuilder:
     def _describe_kernel(self, e: dict) -> dict:
         """Which registered kernel `fn` is, and why it was chosen: the only one, the highest
         priority, or preferred (set by the autotuner or set_preferred_kernel)."""
-        from ..framework.registry import KernelKey, _preferred
         op, fn = e["opdef"], e["kernel"]
         inputs = e["inputs"]
         dtype = inputs[op.kernel_input]._data.dtype if len(inputs) > op.kernel_input else None
-        key = KernelKey("cpu", dtype)
-        wanted = _preferred.get((op.name, key))
+        wanted = None
+        if _preferred:  # usually empty: then (op, dtype, kernel) says it all
+            wanted = _preferred.get((op.name, KernelKey("cpu", dtype)))
         cache_key = (op.name, dtype, fn, wanted)
         info = self._kernel_info.get(cache_key)
         if info is None:
+            key = KernelKey("cpu", dtype)
             bucket = op.kernels.get(key, [])
             name = next((k.name for k in bucket if k.fn is fn or getattr(k.fn, "_fn", None) is fn),
                         getattr(fn, "__name__", "kernel"))
@@ -435,6 +438,16 @@ class TraceBuilder:
     def build(self) -> dict:
         """The trace document as a plain dict (see trace.schema.json)."""
         return build_document(self)
+
+
+_DTYPE_NAMES: dict = {}
+
+
+def _dtype_name(dtype: np.dtype) -> str:
+    name = _DTYPE_NAMES.get(dtype)
+    if name is None:  # str(dtype) is a slow Python-level property: once per dtype
+        name = _DTYPE_NAMES[dtype] = str(dtype)
+    return name
 
 
 def _number(v) -> float | None:

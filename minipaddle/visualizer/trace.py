@@ -65,7 +65,8 @@ class Trace:
 
     def to_json(self, indent: int | None = None) -> str:
         """Strict JSON (no NaN/Infinity literals), UTF-8 text with names kept raw."""
-        return json.dumps(self._doc, indent=indent, allow_nan=False, ensure_ascii=False)
+        separators = (",", ":") if indent is None else None
+        return json.dumps(self._doc, indent=indent, separators=separators, allow_nan=False, ensure_ascii=False)
 
     def save(self, path: str | Path) -> Path:
         path = Path(path)

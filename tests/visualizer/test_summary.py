@@ -70,7 +70,7 @@ def test_summaries_of_other_dtypes_layouts_and_edge_cases():
     empty = summarize(np.zeros((0, 3)))
     assert (empty.numel, empty.min, empty.hist) == (0, None, None)
     flat = summarize(np.full(5000, 1000.0, np.float32))  # constant: std exactly 0, one full bin
-    assert flat.std == 0.0 and flat.hist[-1] == 5000
+    assert flat.std == 0.0 and flat.hist[-1] == flat.hist.sum() == len(range(0, 5000, flat.hist_stride))
     j = summary_to_json(summarize(np.array([np.nan, np.nan])))
     assert j == {"numel": 2, "min": None, "max": None, "mean": None, "std": None, "nan_count": 2, "inf_count": 0,
                  "histogram": None}
