@@ -37,7 +37,7 @@ def _as_trace(trace):
         return trace
     if isinstance(trace, dict):
         return Trace(trace)
-    if hasattr(trace, "trace"):  # a Recorder (paddle.debug.record())
+    if hasattr(type(trace), "trace"):  # a Recorder (paddle.debug.record())
         return trace.trace
     from ..framework.errors import invalid_argument
     raise invalid_argument("trace_bundle", f"got a {type(trace).__name__}, expected a Trace, a trace document "

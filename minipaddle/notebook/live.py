@@ -37,10 +37,10 @@ class LiveTrace:
         from ..framework.errors import invalid_argument
         if not (isinstance(interval, (int, float)) and interval > 0):
             raise invalid_argument("LiveTrace", f"interval={interval!r}, expected a number of seconds > 0.")
-        if not (hasattr(source, "trace") or callable(source)):
+        if not (hasattr(type(source), "trace") or callable(source)):
             raise invalid_argument("LiveTrace", f"got a {type(source).__name__} as source, expected a Recorder "
                                                 "or a function returning a Trace.")
-        self._get_trace = (lambda: source.trace) if hasattr(source, "trace") else source
+        self._get_trace = (lambda: source.trace) if hasattr(type(source), "trace") else source
         self.interval = float(interval)
         self.json_max_bytes = json_max_bytes
         self._clock = clock
@@ -88,7 +88,8 @@ class LiveTrace:
         if self._busy:
             return
         if event.get("kind") == "nan_inf" and event.get("first"):
-            # show the first NaN/Inf soon, but from the next event: the recorder is mid-way through this one
+            # show the first NaN/Inf now-ish: at the next event (the op event that found it, which reaches us
+            # after the recorder has finished with it), not here, while the recorder is mid-way through it
             self._urgent = True
             return
         if self._urgent or self._clock() >= self._next:
