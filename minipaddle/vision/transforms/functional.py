@@ -112,22 +112,31 @@ def _size_hw(op: str, size) -> tuple[int, int]:
     raise invalid_argument(op, f"size got {size!r}, expected an int or a (height, width) pair.")
 
 
-def _linear_taps(n_in: int, n_out: int):
-    """For each output pixel: the two source pixels and the weight of the second (half-pixel centers)."""
+@functools.lru_cache(maxsize=128)
+def _linear_matrix(n_in: int, n_out: int) -> np.ndarray:
+    """(n_out, n_in) weights of 1-D linear interpolation with half-pixel centers: two taps per output pixel.
+
+    Resizing is then two small matrix products (rows, then columns), which BLAS does faster than
+    numpy can gather the taps; cached, since a pipeline resizes every image between the same sizes.
+    """
     src = np.maximum((np.arange(n_out) + 0.5) * (n_in / n_out) - 0.5, 0.0)
     i0 = np.minimum(np.floor(src).astype(np.intp), n_in - 1)
     i1 = np.minimum(i0 + 1, n_in - 1)
-    return i0, i1, (src - i0).astype(np.float32)
+    frac = src - i0
+    m = np.zeros((n_out, n_in), np.float32)
+    rows = np.arange(n_out)
+    np.add.at(m, (rows, i0), 1 - frac)
+    np.add.at(m, (rows, i1), frac)   # at the last pixel i1 == i0: the weights add up to 1
+    return m
 
 
 def _resize_bilinear(a: np.ndarray, oh: int, ow: int) -> np.ndarray:
-    y0, y1, wy = _linear_taps(a.shape[0], oh)
-    x0, x1, wx = _linear_taps(a.shape[1], ow)
+    wy, wx = _linear_matrix(a.shape[0], oh), _linear_matrix(a.shape[1], ow)
     f = a.astype(np.float32, copy=False)
-    wy = wy.reshape((-1,) + (1,) * (a.ndim - 1))
-    rows = f[y0] * (1 - wy) + f[y1] * wy
-    wx = wx.reshape((1, -1) + (1,) * (a.ndim - 2))
-    out = rows[:, x0] * (1 - wx) + rows[:, x1] * wx
+    if a.ndim == 2:
+        out = wy @ f @ wx.T
+    else:   # per channel: (oh, h) @ (c, h, w) @ (w, ow) -> (c, oh, ow), back to HWC
+        out = np.ascontiguousarray((wy @ f.transpose(2, 0, 1) @ wx.T).transpose(1, 2, 0))
     if a.dtype.kind in "ui":
         info = np.iinfo(a.dtype)
         return np.clip(np.rint(out), info.min, info.max).astype(a.dtype)
