@@ -235,8 +235,10 @@ def _make_fetcher(spec: dict):
     return MapFetcher(spec["dataset"], spec["auto_collate"], spec["collate_fn"])
 
 
-def _process_main(spec: dict, worker_id: int, seed: int, task_conn, result_conn) -> None:
+def _process_main(spec: dict, worker_id: int, seed: int, task_conn, result_conn, parent_ends: list) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the main process's to handle
+    for conn in parent_ends:   # fork copied the main process's pipe ends: drop them, so that when the
+        conn.close()           # main process closes its ends, a worker blocked on a pipe sees it at once
 
     def put(message) -> None:
         try:
@@ -300,8 +302,9 @@ class ProcessPool:
         for i, seed in enumerate(seeds):
             task_r, task_w = ctx.Pipe(duplex=False)
             result_r, result_w = ctx.Pipe(duplex=False)
-            p = ctx.Process(target=_process_main, args=(spec, i, seed, task_r, result_w), daemon=True,
-                            name=f"minipaddle-dataloader-{i}")
+            parent_ends = self.task_conns + self.result_conns + [task_w, result_r]
+            p = ctx.Process(target=_process_main, args=(spec, i, seed, task_r, result_w, parent_ends),
+                            daemon=True, name=f"minipaddle-dataloader-{i}")
             p.start()
             task_r.close()    # the parent keeps only its own ends, so a dead child shows as EOF
             result_w.close()
