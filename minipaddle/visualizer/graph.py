@@ -123,6 +123,13 @@ class _Doc:
         self.consumers: dict[str, list] = {}
         for e in doc["graph"]["forward"]["edges"]:
             self.consumers.setdefault(e["tensor"], []).append(e["target"])
+        self._shapes: dict[str | None, str] = {}
+
+    def shape(self, tid: str | None) -> str:
+        text = self._shapes.get(tid)
+        if text is None:
+            text = self._shapes[tid] = shape_text(self.tensors.get(tid))
+        return text
 
     def layer_clusters(self, paths) -> list[Cluster]:
         """Clusters for `paths` and all their ancestors, parents first."""
@@ -210,12 +217,12 @@ def _add_sources_and_edges(d: _Doc, view: GraphView, view_of, layer_of, cluster_
                 merged.add(tid)
                 sources[source].refs.append(tid)
             kind = "parameter" if tensor["role"] == "parameter" else "input"
-        key = (source, target, e["tensor"] if view.kind == "forward" else shape_text(tensor))
+        key = (source, target, e["tensor"] if view.kind == "forward" else d.shape(e["tensor"]))
         if key in seen:
             seen[key].count += 1
             seen[key].kind = "repeat" if kind == "repeat" else seen[key].kind
             continue
-        seen[key] = ViewEdge(source, target, kind, shape_text(tensor), e["tensor"])
+        seen[key] = ViewEdge(source, target, kind, d.shape(e["tensor"]), e["tensor"])
     view.nodes.extend(sorted(sources.values(), key=lambda n: n.order))
     view.edges.extend(seen.values())
 
@@ -340,6 +347,7 @@ class _LayerView:
         self.member_of: dict[str, list] = {}   # op id -> [(fold id, member index)]
         self.alias: dict[str, str] = {}        # a folded member's source tensor -> the first member's
         self.absorbed: dict[str, list] = {}    # box id -> parameters drawn inside it
+        self.box_path: dict[str, str] = {}     # box id -> its layer path
         self._under: dict = {}
         self._signature: dict = {}
 
@@ -414,16 +422,17 @@ class _LayerView:
 
     def add_box(self, path: str, cluster: str | None) -> None:
         ops = self.under(path)
-        box = ViewNode(self.d.layer_ids[path], "layer", self.d.layers[path]["name"], [_op_summary(ops)], cluster,
+        box = ViewNode(self.d.layer_ids[path], "layer", self._name(path), [_op_summary(ops)], cluster,
                        float(ops[0]["step"]), tooltip=path)
         self.view.nodes.append(box)
+        self.box_path[box.id] = path
         for n in ops:
             self.view_of[n["id"]] = box.id
 
     def add_fold(self, run: list[str], cluster: str | None) -> None:
         first, last, count = run[0], run[-1], len(run)
         fid = "F" + self.d.layer_ids[first][1:]
-        name = f"{self.d.layers[first]['name']} … {self.d.layers[last]['name']}"
+        name = f"{self._name(first)} … {self._name(last)}"
         for index, member in enumerate(run):
             for n in self.under(member):
                 self.member_of.setdefault(n["id"], []).append((fid, index))
@@ -447,6 +456,13 @@ class _LayerView:
                 for t, t_rep in zip(n["inputs"], rep["inputs"]):
                     if self._is_source(t) and self._is_source(t_rep):
                         self.alias[t] = self.alias.get(t_rep, t_rep)
+
+    def _name(self, path: str) -> str:
+        """A layer's name; "blocks.3" for the items of a LayerList, whose names are only numbers."""
+        layer = self.d.layers[path]
+        if layer["name"].isdigit() and layer["parent"] is not None:
+            return f"{self.d.layers[layer['parent']]['name']}.{layer['name']}"
+        return layer["name"]
 
     def _is_source(self, tid: str) -> bool:
         t = self.d.tensors.get(tid)
@@ -477,9 +493,15 @@ class _LayerView:
             if n["nan_inf"] is not None and node.nan_inf != "produced":
                 node.nan_inf = n["nan_inf"]
             node.first_nan_inf = node.first_nan_inf or n["first_nan_inf"]
-        for node_id, params in self.absorbed.items():
-            names = [self.d.tensors[t]["name"] or t for t in params]
-            nodes[node_id].detail.append(f"{len(names)} params" if len(names) > 2 else "params: " + ", ".join(names))
+        for node_id, params in self.absorbed.items():  # a box's own parameters, and its folded copies'
+            path = self.box_path.get(node_id)
+            own_ops = None if path is None else {n["id"] for n in self.under(path)}
+            own = [t for t in params if own_ops is None or set(self.d.consumers[t]) <= own_ops]
+            names = [self.d.tensors[t]["name"] or t for t in own]
+            text = f"{len(names)} params" if len(names) > 2 else "params: " + ", ".join(names)
+            if len(own) < len(params):
+                text += f" (+{len(params) - len(own)} in the folded copies)"
+            nodes[node_id].detail.append(text)
             nodes[node_id].refs.extend(params)
         for n in self.view.nodes:
             if n.kind == "op" and len(n.refs) > 1:
@@ -556,13 +578,18 @@ def _marker(marker_id: str, run: list, parents: dict) -> ViewNode:
             break
         common = level[0]
     steps = [n.order for n in run if n.order < 1e12]
-    detail = [_op_summary(n.label for n in run)]
+    named = [n.label for n in run if n.kind in _NAMED_KINDS]
+    others = [n.kind for n in run if n.kind not in _NAMED_KINDS]
+    detail = ["; ".join(text for text in (_op_summary(named), _op_summary(others)) if text)]
     if steps:
         detail.append(f"steps {int(min(steps))}–{int(max(steps))}")
     nan = {n.nan_inf for n in run if n.nan_inf}
     return ViewNode(marker_id, "collapsed", f"collapsed {len(run)} nodes", detail, common, run[0].order,
                     [r for n in run for r in n.refs], None, min(nan) if nan else None,  # "produced" < "propagated"
                     any(n.first_nan_inf for n in run), tooltip=f"{len(run)} nodes collapsed: {detail[0]}")
+
+
+_NAMED_KINDS = ("op", "grad", "layer", "block", "collapsed")
 
 
 def _remap_edges(edges: list, new_id: dict) -> list:
@@ -596,8 +623,9 @@ def graph_view(trace, view: str = "auto", depth: int | None = None, budget: int 
         return layer_graph(doc, depth or 2, budget)
     if view != "auto":
         return {"forward": forward_graph, "backward": backward_graph, "both": combined_graph}[view](doc, budget)
-    ops = forward_graph(doc)
-    if budget is None or len(ops.nodes) <= budget:
+    n_ops = len(doc["graph"]["forward"]["nodes"])
+    ops = forward_graph(doc) if budget is None or n_ops <= budget else None
+    if ops is not None and (budget is None or len(ops.nodes) <= budget):
         ops.budget = budget
         return ops
     deepest = max((layer["depth"] + 1 for layer in doc["layers"]), default=0)
@@ -606,8 +634,8 @@ def graph_view(trace, view: str = "auto", depth: int | None = None, budget: int 
         if len(grouped.nodes) <= budget or level == 1:
             break
     else:
-        grouped = ops
-    note = (f"{len(ops.nodes)} nodes are too many to draw one by one (budget {budget}): "
+        grouped = ops or forward_graph(doc)
+    note = (f"{n_ops} ops are too many to draw one by one (budget {budget} nodes): "
             + (f"ops grouped by layer to depth {grouped.depth}." if grouped.kind == "layers" else "runs collapsed."))
     grouped.notes.insert(0, note)
     return apply_budget(grouped, budget)
