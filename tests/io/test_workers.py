@@ -266,3 +266,24 @@ def test_stop_iteration_in_a_worker_is_an_error_not_an_early_end():
     with deadline(), pytest.raises(RuntimeError, match="raised StopIteration") as info:
         list(loader)
     assert "sample 5 (batch 2)" in str(info.value)
+
+
+class Big(Dataset):
+    def __len__(self) -> int:
+        return 40
+
+    def __getitem__(self, i):
+        return np.zeros((256, 256), np.float32)   # 256 KB: a batch of 4 overflows a pipe's buffer
+
+
+def test_abandoning_an_epoch_stops_workers_blocked_on_a_full_pipe_at_once():
+    loader = DataLoader(Big(), batch_size=4, num_workers=2, worker_mode="process")
+    with deadline():
+        it = iter(loader)
+        next(it)
+        time.sleep(0.3)   # the workers fill their pipes with prefetched batches and block
+        start = time.perf_counter()
+        it.shutdown()
+        took = time.perf_counter() - start
+    assert not any(p.is_alive() for p in it._pool.workers)
+    assert took < 0.4, f"shutdown took {took:.2f} s: a worker was only stopped by terminate()"
