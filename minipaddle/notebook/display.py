@@ -64,43 +64,45 @@ def summary_line(trace) -> str:
     return "minipaddle trace: " + ", ".join(parts)
 
 
-def trace_html(trace) -> str:
-    """The trace as script-free HTML: the visualizer's export when it is there, else a summary table."""
+def trace_html(trace, max_rows: int = 1000) -> str:
+    """The trace as a script-free HTML fragment: the visualizer's export (graph SVG, steps, tensors)
+    when it is there, else a table of the ops. Tables show at most `max_rows` rows."""
     trace = _as_trace(trace)
     try:
         from ..visualizer.html import to_html
     except ImportError:
-        return _fallback_html(trace, note="")
+        return _fallback_html(trace, note="", max_rows=max_rows)
     try:
-        return to_html(trace, scripts=False)
+        return to_html(trace, scripts=False, full_page=False, max_rows=max_rows)
     except Exception as exc:  # a display must never break the cell that made the trace
-        return _fallback_html(trace, note=f"(the full view failed: {type(exc).__name__}: {exc})")
+        return _fallback_html(trace, note=f"(the full view failed: {type(exc).__name__}: {exc})", max_rows=max_rows)
 
 
-def trace_bundle(trace, include_json: bool = True) -> dict:
+def trace_bundle(trace, include_json: bool = True, max_rows: int = 1000) -> dict:
     """The MIME bundle of a trace (what `Trace._repr_mimebundle_` returns); `include_json=False`
-    leaves the document out (live updates of a big trace send it only at the end)."""
+    leaves the document out and `max_rows` shortens the HTML tables (live updates of a big trace)."""
     trace = _as_trace(trace)
-    bundle = {"text/plain": summary_line(trace), "text/html": trace_html(trace)}
+    bundle = {"text/plain": summary_line(trace), "text/html": trace_html(trace, max_rows)}
     if include_json:
         bundle[MIME_TYPE] = trace.to_dict()
     return bundle
 
 
-def _fallback_html(trace, note: str) -> str:
+def _fallback_html(trace, note: str, max_rows: int = MAX_TABLE_ROWS) -> str:
     """A table of the ops (step, op, layer, output shapes, NaN/Inf), the first NaN/Inf marked."""
     doc = trace.to_dict()
     e = html.escape
     tensors = {t["id"]: t for t in doc["tensors"]}
     rows = []
     nodes = doc["graph"]["forward"]["nodes"]
-    for n in nodes[:MAX_TABLE_ROWS]:
+    max_rows = min(max_rows, MAX_TABLE_ROWS)
+    for n in nodes[:max_rows]:
         shapes = ", ".join(str(tensors[t]["shape"]) for t in n["outputs"] if t in tensors)
         mark = "first NaN/Inf" if n["first_nan_inf"] else (n["nan_inf"] or "")
         style = f' style="background:{COLOURS["nan"]}"' if n["nan_inf"] else ""
         rows.append(f"<tr{style}><td>{n['step']}</td><td>{e(n['op'])}</td><td>{e(n['layer'] or '')}</td>"
                     f"<td>{e(shapes)}</td><td>{e(mark)}</td></tr>")
-    more = len(nodes) - MAX_TABLE_ROWS
+    more = len(nodes) - max_rows
     if more > 0:
         rows.append(f'<tr><td colspan="5">... {more} more ops</td></tr>')
     notes = "".join(f"<p>{e(text)}</p>" for text in doc["recording"]["notes"] + ([note] if note else []))

@@ -19,6 +19,7 @@ from typing import Callable
 __all__ = ["LiveTrace"]
 
 RENDER_SHARE = 0.25  # updates may take at most about this share of the wall time
+LIVE_MAX_ROWS = 50   # rows per table while live: the front end receives every update whole
 
 
 class LiveTrace:
@@ -107,7 +108,8 @@ class LiveTrace:
             trace = self._get_trace()
             if trace is not self._last_trace or final:  # a Recorder hands back the same Trace when unchanged
                 small = trace.to_dict()["recording"]["bytes_used"] <= self.json_max_bytes
-                self.handle.update(trace_bundle(trace, include_json=final or small), raw=True)
+                rows = 1000 if final else LIVE_MAX_ROWS
+                self.handle.update(trace_bundle(trace, include_json=final or small, max_rows=rows), raw=True)
                 self._last_trace = trace
                 self.updates += 1
         except Exception as exc:  # the debugger must never break the program it watches

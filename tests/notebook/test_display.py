@@ -65,7 +65,8 @@ def test_bundle_has_the_three_views_of_one_trace(model, x):
     json.dumps(doc, allow_nan=False)  # Jupyter sends it as strict JSON
     assert "<script" not in bundle["text/html"].lower()
     assert "\n" not in bundle["text/plain"]
-    assert trace_bundle(rec) == bundle | {"text/html": bundle["text/html"]}  # a Recorder works as well
+    from_recorder = trace_bundle(rec)  # a Recorder works as well
+    assert from_recorder[MIME_TYPE] is doc and from_recorder["text/plain"] == bundle["text/plain"]
     assert MIME_TYPE not in trace_bundle(rec.trace, include_json=False)
 
 
@@ -109,11 +110,12 @@ def test_fallback_html_is_a_table_with_names_escaped(monkeypatch, x):
 def test_html_comes_from_the_visualizer_export_when_it_is_there(monkeypatch, model, x):
     rec, _, _ = record_step(model, x)
     fake = type(sys)("minipaddle.visualizer.html")
-    fake.to_html = lambda trace, scripts=True: f"<p>export scripts={scripts}</p>"
+    fake.to_html = lambda trace, scripts=True, full_page=True, max_rows=1000: f"{scripts} {full_page} {max_rows}"
     monkeypatch.setitem(sys.modules, "minipaddle.visualizer.html", fake)
-    assert nd.trace_html(rec.trace) == "<p>export scripts=False</p>"
+    assert nd.trace_html(rec.trace) == "False False 1000"  # a fragment without scripts
+    assert nd.trace_bundle(rec.trace, max_rows=7)["text/html"] == "False False 7"
 
-    def broken(trace, scripts=True):
+    def broken(trace, **options):
         raise RuntimeError("oops")
     fake.to_html = broken
     assert "the full view failed: RuntimeError: oops" in nd.trace_html(rec.trace)
