@@ -169,18 +169,22 @@ def to_svg(trace, view: str = "auto", depth: int | None = None, budget: int | No
     return render_svg(digraph)
 
 
-def render_svg(digraph) -> str:
-    import graphviz
-    if not dot_available():
+def render_svg(digraph, timeout: float = 60.0) -> str:
+    """Run `dot -Tsvg` on a Digraph's source (with a time limit: a display must not hang)."""
+    dot = shutil.which("dot")
+    if dot is None:
         raise precondition_not_met("to_svg", "Graphviz's `dot` program was not found on PATH, so the graph cannot "
                                              "be drawn as SVG (the DOT text, the step list and the tensor tables "
                                              "do not need it).", hint=INSTALL_HINT)
     try:
-        return digraph.pipe(format="svg", encoding="utf-8")
-    except graphviz.ExecutableNotFound:
-        raise precondition_not_met("to_svg", "Graphviz's `dot` program could not be run.", hint=INSTALL_HINT) from None
-    except (graphviz.CalledProcessError, subprocess.SubprocessError) as exc:
-        raise precondition_not_met("to_svg", f"`dot` failed: {str(getattr(exc, 'stderr', '') or exc)[:300]}") from None
+        done = subprocess.run([dot, "-Tsvg"], input=digraph.source.encode("utf-8"), capture_output=True,
+                              timeout=timeout, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise precondition_not_met("to_svg", f"`dot` could not draw the graph ({type(exc).__name__}: {exc}).",
+                                   hint=INSTALL_HINT) from None
+    if done.returncode != 0:
+        raise precondition_not_met("to_svg", f"`dot` failed: {done.stderr.decode('utf-8', 'replace')[:300]}")
+    return done.stdout.decode("utf-8")
 
 
 def inline_svg(svg: str) -> str:

@@ -571,7 +571,7 @@ def _marker(marker_id: str, run: list, parents: dict) -> ViewNode:
             cluster = parents.get(cluster)
         return out[::-1]
 
-    chains = [chain(n.cluster) for n in run]
+    chains = [chain(c) for c in {n.cluster for n in run}]
     common = None
     for level in zip(*chains):
         if len(set(level)) != 1:

@@ -21,8 +21,13 @@ QUOTED = 'say "hi" \\ back\\"slash\\n'
 
 
 @pytest.fixture(scope="module")
-def mlp_trace():
-    return record_mlp_step()[0]
+def mlp_step():
+    return record_mlp_step()
+
+
+@pytest.fixture(scope="module")
+def mlp_trace(mlp_step):
+    return mlp_step[0]
 
 
 @pytest.fixture(scope="module")
@@ -71,12 +76,13 @@ def test_dot_names_nodes_by_trace_id_and_nests_layer_clusters(mlp_trace):
     assert '"a1-n1" -> "a1-n2"' in prefixed and "cluster_a1-L1" in prefixed and "id=\"a1-n1\"" in prefixed
 
 
-def test_fixed_colours_and_a_legend(mlp_trace):
+def test_fixed_colours_and_a_legend(mlp_step):
+    mlp_trace, model = mlp_step
     fwd = statements(to_dot(mlp_trace, view="forward"))["nodes"]
     _, _, _, op_fill, _ = STYLES["op"]
     _, _, _, param_fill, _ = STYLES["parameter"]
     assert f'fillcolor="{op_fill}"' in fwd["n1"]
-    weight = next(t["id"] for t in mlp_trace.to_dict()["tensors"] if t["name"] == "linear_0.w_0")
+    weight = next(t["id"] for t in mlp_trace.to_dict()["tensors"] if t["name"] == model.fc1.weight.name)
     assert f'fillcolor="{param_fill}"' in fwd[weight]
     bwd_src = to_dot(mlp_trace, view="backward")
     bwd = statements(bwd_src)["nodes"]

@@ -85,8 +85,18 @@ def record_deep(stages: int, blocks: int, grad: bool = True):
 
 
 @pytest.fixture(scope="module")
-def mlp_trace():
-    return record_mlp_step()[0]
+def mlp_step():
+    return record_mlp_step()
+
+
+@pytest.fixture(scope="module")
+def mlp_trace(mlp_step):
+    return mlp_step[0]
+
+
+def param_names(model) -> tuple[str, str, str, str]:
+    """fc1's weight and bias, fc2's weight and bias (names count up over the whole test run)."""
+    return model.fc1.weight.name, model.fc1.bias.name, model.fc2.weight.name, model.fc2.bias.name
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +121,9 @@ def check_consistent(view) -> None:
     json.dumps(view.to_dict())
 
 
-def test_forward_view_of_a_training_step(mlp_trace):
+def test_forward_view_of_a_training_step(mlp_step):
+    mlp_trace, model = mlp_step
+    w1, b1, w2, b2 = param_names(model)
     view = forward_graph(mlp_trace)
     check_consistent(view)
     doc = mlp_trace.to_dict()
@@ -124,14 +136,14 @@ def test_forward_view_of_a_training_step(mlp_trace):
                                               "n3": clusters["MLP.fc2"].id, "n4": clusters["CrossEntropyLoss"].id}
     by_id = {n.id: n for n in view.nodes}
     params = [n for n in view.nodes if n.kind == "parameter"]
-    assert sorted(n.label for n in params) == ["linear_0.b_0", "linear_0.w_0", "linear_1.b_0", "linear_1.w_0"]
+    assert sorted(n.label for n in params) == sorted([w1, b1, w2, b2])
     assert {n.cluster for n in params} == {clusters["MLP.fc1"].id, clusters["MLP.fc2"].id}  # drawn in their layer
     inputs = sorted((n.detail[0], n.cluster) for n in view.nodes if n.kind == "input")
     assert inputs == [("[5, 4]", None), ("[5] int64", None)]
     edges = {(e.source, e.target): e for e in view.edges}
     assert edges[("n1", "n2")].label == "[5, 8]" and edges[("n1", "n2")].kind == "activation"
     assert edges[("n2", "n3")].label == "[5, 8]" and edges[("n3", "n4")].label == "[5, 3]"
-    weight = next(n for n in params if n.label == "linear_0.w_0")
+    weight = next(n for n in params if n.label == w1)
     assert edges[(weight.id, "n1")].kind == "parameter" and edges[(weight.id, "n1")].label == "[4, 8]"
     outputs = [n for n in view.nodes if n.kind == "output"]
     assert {n.detail[0] for n in outputs} == {"[]", "[5, 3]"}  # the loss and the softmax
@@ -140,7 +152,8 @@ def test_forward_view_of_a_training_step(mlp_trace):
         assert n.link == mlp_trace.node(n.id)["grad_node"] and n.link.startswith("g")
 
 
-def test_backward_view_is_cross_linked_to_the_forward_view(mlp_trace):
+def test_backward_view_is_cross_linked_to_the_forward_view(mlp_step):
+    mlp_trace, model = mlp_step
     fwd, bwd = forward_graph(mlp_trace), backward_graph(mlp_trace)
     check_consistent(bwd)
     doc = mlp_trace.to_dict()
@@ -150,7 +163,7 @@ def test_backward_view_is_cross_linked_to_the_forward_view(mlp_trace):
         assert grads[op.link].link == op.id and grads[op.link].label == op.label + "_grad"
         assert grads[op.link].cluster == op.cluster  # the same layer box in both directions
     accumulate = [n for n in bwd.nodes if n.kind == "accumulate"]
-    assert sorted(n.detail[0] for n in accumulate) == ["linear_0.b_0", "linear_0.w_0", "linear_1.b_0", "linear_1.w_0"]
+    assert sorted(n.detail[0] for n in accumulate) == sorted(param_names(model))
     flows = {(e.source, e.target) for e in bwd.edges}
     for e in fwd.edges:  # every activation edge a -> b is a gradient edge grad(b) -> grad(a)
         if e.kind == "activation" and e.target.startswith("n"):
@@ -172,14 +185,16 @@ def test_combined_view_joins_each_op_to_its_grad_node(mlp_trace):
     assert {n.kind for n in view.nodes} >= {"op", "grad", "accumulate", "parameter"}
 
 
-def test_layer_view_draws_each_layer_as_one_box(mlp_trace):
+def test_layer_view_draws_each_layer_as_one_box(mlp_step):
+    mlp_trace, model = mlp_step
     view = layer_graph(mlp_trace, depth=2)
     check_consistent(view)
     boxes = {n.label: n for n in view.nodes if n.kind == "layer"}
     assert set(boxes) == {"fc1", "act", "fc2", "CrossEntropyLoss"}
     assert [c.path for c in view.clusters] == ["MLP"]
     assert boxes["fc1"].cluster == view.clusters[0].id and boxes["CrossEntropyLoss"].cluster is None
-    assert boxes["fc1"].detail == ["linear", "params: linear_0.w_0, linear_0.b_0"]  # parameters drawn inside
+    w1, b1, _, _ = param_names(model)
+    assert boxes["fc1"].detail == ["linear", f"params: {w1}, {b1}"]  # parameters drawn inside
     assert not [n for n in view.nodes if n.kind == "parameter"]
     assert view.node_of("n1") == boxes["fc1"].id and view.node_of("n2") == boxes["act"].id
     edges = {(e.source, e.target): e.label for e in view.edges}

@@ -111,7 +111,8 @@ def test_without_dot_the_page_says_how_to_install_and_lists_the_graph(step, monk
     for n in step[0].nodes:
         assert f"{root}g0-{n['id']}" in checker.ids and f"{root}g1-{n['grad_node']}" in checker.ids
     fc1 = re.search(r"<summary>fc1 <small>MLP.fc1</small></summary><ul>(.*?)</ul>", page).group(1)
-    assert "<b>linear</b>" in fc1 and "← input [5, 4], linear_0.w_0 [4, 8], linear_0.b_0 [8]" in fc1
+    fc = step[1].fc1
+    assert "<b>linear</b>" in fc1 and f"← input [5, 4], {fc.weight.name} [4, 8], {fc.bias.name} [8]" in fc1
     assert "<h3>Steps</h3>" in page and "<h3>Tensors</h3>" in page
 
 
