@@ -31,7 +31,7 @@ from .common import FLOATS, require_dtype
 from .index_parsing import check_index_values
 from .linalg import MATMUL, matmul
 from .manipulation import reshape
-from .reduction import sum as reduce_sum
+from .reduction import SUM
 
 FLOAT_WHAT = "a floating dtype (float16, float32, float64)"
 
@@ -97,8 +97,9 @@ def linear_grad(node, dout):
         else:
             rows_x = reshape(x, [-1, weight.shape[0]])
             dweight = matmul(rows_x, reshape(dout, [-1, weight.shape[1]]), transpose_x=True)
-    if edges[2] is not None:
-        dbias = reduce_sum(dout, axis=list(range(dout.ndim - 1))) if dout.ndim > 1 else dout
+    if edges[2] is not None:  # the sum op straight away: the axes need no parsing
+        rows = tuple(range(dout.ndim - 1))
+        dbias = dispatch(SUM, (dout,), {"axis": rows, "keepdim": False, "dtype": None}) if rows else dout
     return dx, dweight, dbias
 
 
