@@ -17,18 +17,16 @@ Every name that comes from user code (layers, tensors, ops) is escaped before it
 from __future__ import annotations
 
 import html
-import shutil
 from collections import deque
 
 __all__ = ["MIME_TYPE", "graph_bundle", "recorded_id", "summary_line", "tensor_graph", "trace_bundle", "trace_html"]
 
 MIME_TYPE = "application/vnd.minipaddle.trace+json"
 MAX_TABLE_ROWS = 60     # op rows in the fallback table; the rest are counted
-GRAPHVIZ_HINT = ("install Graphviz to see the graph as a picture: apt-get install graphviz "
-                 "(or conda install graphviz, brew install graphviz)")
-# Fixed colours, so a learner can tell parameters, inputs, activations and gradients apart at a glance.
-COLOURS = {"parameter": "#cfe2f3", "input": "#eeeeee", "leaf": "#d9ead3", "activation": "#ffffff",
-           "op": "#ffffff", "grad": "#fce5cd", "accumulate": "#d9ead3", "target": "#fff2cc", "nan": "#f4cccc"}
+# %paddle_graph's node kinds drawn in the visualizer's fixed colours (visualizer/dot.py STYLES)
+_STYLE_OF = {"target": "output", "op": "op", "nan": "op", "grad": "grad", "accumulate": "accumulate",
+             "parameter": "parameter", "input": "input", "leaf": "leaf", "activation": "tensor", "gradient": "tensor"}
+NAN_BACKGROUND = "#fee2e2"
 
 
 def _as_trace(trace):
@@ -99,7 +97,7 @@ def _fallback_html(trace, note: str, max_rows: int = MAX_TABLE_ROWS) -> str:
     for n in nodes[:max_rows]:
         shapes = ", ".join(str(tensors[t]["shape"]) for t in n["outputs"] if t in tensors)
         mark = "first NaN/Inf" if n["first_nan_inf"] else (n["nan_inf"] or "")
-        style = f' style="background:{COLOURS["nan"]}"' if n["nan_inf"] else ""
+        style = f' style="background:{NAN_BACKGROUND}"' if n["nan_inf"] else ""
         rows.append(f"<tr{style}><td>{n['step']}</td><td>{e(n['op'])}</td><td>{e(n['layer'] or '')}</td>"
                     f"<td>{e(shapes)}</td><td>{e(mark)}</td></tr>")
     more = len(nodes) - max_rows
@@ -261,25 +259,29 @@ def _forward_view(picked: dict, tensors: dict, tensor_id: str, hidden: int) -> d
 
 
 def graph_dot(graph: dict):
-    """A graphviz.Digraph of `tensor_graph`'s data: backward and forward as two clusters."""
+    """A graphviz.Digraph of `tensor_graph`'s data: forward and backward as two clusters, each op
+    joined to its grad node by a dotted line; colours and shapes as in the trace's own graphs."""
     import graphviz
+
+    from ..visualizer.dot import NAN_STYLE, STYLES, dot_text
     dot = graphviz.Digraph("paddle_graph", graph_attr={"rankdir": "TB", "fontsize": "11"},
-                           node_attr={"shape": "box", "style": "filled,rounded", "fontsize": "10",
-                                      "fontname": "Helvetica"}, edge_attr={"fontsize": "9"})
+                           node_attr={"fontsize": "10", "fontname": "Helvetica"}, edge_attr={"fontsize": "9"})
     titles = {"forward": "forward ops (from the last trace)", "backward": "backward: grad nodes"}
     for part in ("forward", "backward"):
-        if not graph[part]["nodes"] or (part == "forward" and len(graph[part]["nodes"]) < 2):
+        if len(graph[part]["nodes"]) < 2:  # the tensor alone: nothing to draw in this direction
             continue
         with dot.subgraph(name=f"cluster_{part}") as sub:
-            sub.attr(label=titles[part], style="dashed", color="#999999")
+            sub.attr(label=titles[part], style="dashed", color="#9ca3af")
             for n in graph[part]["nodes"]:
-                shape = "ellipse" if n["kind"] in ("parameter", "input", "leaf", "target") else "box"
-                sub.node(_dot_id(part, n["id"]), _dot_label(n["label"]), fillcolor=COLOURS.get(n["kind"], "#ffffff"),
-                         shape=shape)
+                _, shape, style, fill, border = STYLES[_STYLE_OF.get(n["kind"], "tensor")]
+                if n["kind"] == "nan":
+                    fill, border = NAN_STYLE[1], NAN_STYLE[2]
+                sub.node(_dot_id(part, n["id"]), dot_text(*n["label"].split("\n")), shape=shape, style=style,
+                         fillcolor=fill, color=border)
             for source, target, label in graph[part]["edges"]:
-                sub.edge(_dot_id(part, source), _dot_id(part, target), label=_dot_label(label))
+                sub.edge(_dot_id(part, source), _dot_id(part, target), label=dot_text(label))
     for fwd, bwd in graph["links"]:
-        dot.edge(_dot_id("forward", fwd), _dot_id("backward", bwd), style="dotted", color="#b45f06",
+        dot.edge(_dot_id("forward", fwd), _dot_id("backward", bwd), style="dotted", color="#7c3aed",
                  constraint="false", arrowhead="none")
     return dot
 
@@ -288,24 +290,24 @@ def _dot_id(part: str, node_id: str) -> str:
     return f"{part[0]}_{node_id}"  # our own ids only: user names never become DOT ids or SVG comments
 
 
-def _dot_label(text: str) -> str:
-    import graphviz
-    return "\\n".join(graphviz.escape(line) for line in text.split("\n"))
-
-
 def graph_bundle(tensor, recorder=None, max_nodes: int = 60) -> dict:
     """What `%paddle_graph` displays: text/html (SVG, or lists without Graphviz) and text/plain."""
+    from ..framework.errors import PreconditionNotMet
+    from ..visualizer.dot import INSTALL_HINT, dot_available, inline_svg, render_svg
     graph = tensor_graph(tensor, recorder, max_nodes)
     backward = sum(1 for n in graph["backward"]["nodes"] if n["kind"] in ("grad", "accumulate"))
     forward = sum(1 for n in graph["forward"]["nodes"] if n["kind"] in ("op", "nan"))
     text = f"graph of {graph['title']}: {backward} backward nodes, {forward} forward ops"
     e = html.escape
     notes = "".join(f"<p>{e(note)}</p>" for note in graph["notes"])
-    if shutil.which("dot"):
-        svg = graph_dot(graph).pipe(format="svg", encoding="utf-8")
-        picture = svg[svg.find("<svg"):]  # drop the XML prolog and DOCTYPE: the SVG sits inside HTML
-    else:
-        picture = f"<p>{e(GRAPHVIZ_HINT)}.</p>" + _graph_lists(graph)
+    picture = None
+    if dot_available():
+        try:
+            picture = inline_svg(render_svg(graph_dot(graph)))
+        except PreconditionNotMet as exc:  # dot failed or timed out: say so, and show the lists
+            notes += f"<p>{e(str(exc))}</p>"
+    if picture is None:
+        picture = f"<p>{e(INSTALL_HINT)}</p>" + _graph_lists(graph)
     body = f'<div class="minipaddle-graph"><p><b>{e(text)}</b></p>{notes}{picture}</div>'
     return {"text/plain": text + "".join(f"\n{note}" for note in graph["notes"]), "text/html": body}
 

@@ -185,7 +185,7 @@ def test_graph_bundle_is_svg_with_dot_and_lists_without(monkeypatch, model, x):
         svg = bundle["text/html"][bundle["text/html"].find("<svg"):bundle["text/html"].rfind("</svg>") + 6]
         ET.fromstring(svg)
         assert "relu_grad" in svg and "&lt;script&gt;" in svg
-    monkeypatch.setattr(nd.shutil, "which", lambda name: None)
+    monkeypatch.setattr(shutil, "which", lambda name: None)  # as if Graphviz were not installed
     bundle = graph_bundle(out, rec)
     html = bundle["text/html"]
     assert "<svg" not in html and "apt-get install graphviz" in html and "relu_grad" in html
@@ -200,3 +200,15 @@ def test_graph_dot_escapes_backslashes_and_quotes():
     y.name = 'a\\l "quoted"'
     source = nd.graph_dot(tensor_graph(y)).source
     assert 'a\\\\l \\"quoted\\"' in source
+
+
+def test_a_failing_dot_falls_back_to_lists_and_says_why(monkeypatch, model, x):
+    from minipaddle.framework.errors import precondition_not_met
+    from minipaddle.visualizer import dot
+
+    def broken(digraph, timeout=60.0):
+        raise precondition_not_met("to_svg", "`dot` failed: out of memory")
+    monkeypatch.setattr(dot, "dot_available", lambda: True)
+    monkeypatch.setattr(dot, "render_svg", broken)
+    html = graph_bundle(model(x))["text/html"]
+    assert "`dot` failed: out of memory" in html and "<li>" in html and "<svg" not in html
