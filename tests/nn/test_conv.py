@@ -13,7 +13,9 @@ import pytest
 import minipaddle as paddle
 import minipaddle.nn.functional as F
 from minipaddle import nn
+from minipaddle.framework.dispatch import dispatch
 from minipaddle.framework.errors import InvalidArgument
+from minipaddle.framework.ops import conv as conv_ops
 from minipaddle.framework.ops import describe
 
 from ..ops.opcheck import check_double_grad, check_grad, torch_or_skip
@@ -359,6 +361,10 @@ def test_describe_shows_im2col_kernels_and_backward_rules():
      r"output_padding \[2, 2\] must be smaller than the stride"),
     (lambda: F.conv2d_transpose(_t(_data(1, 2, 4, 4)), _t(_data(2, 3, 3, 3)), stride=2, output_padding=1,
                                 output_size=10), r"mutually exclusive"),
+    (lambda: conv_ops.conv2d_transpose_nchw(_t(_data(1, 2, 4, 4)), _t(_data(2, 3, 3, 3)), (2, 2), (0, 0, 0, 0),
+                                            (1, 1), 1, (5, 5)), r"output_size \[5, 5\] does not fit.*\[2, 2\]"),
+    (lambda: dispatch(conv_ops.CONV2D_GRAD_FILTER, (_t(_data(1, 2, 5, 5)), _t(_data(1, 3, 2, 3))),
+                      {"filter_size": (3, 3)}), r"dout has shape \[1, 3, 2, 3\], expected \[1, 3, 3, 3\]"),
     (lambda: nn.Conv2D(3, 4, 3, groups=2), r"in_channels \(3\) must be divisible by groups \(2\)"),
     (lambda: nn.Conv2D(2, 4, 3, padding=[1, 1], padding_mode="reflect"), r"takes an int padding"),
     (lambda: nn.Conv2D(2, 4, 3, padding_mode="mirror"), r"padding_mode 'mirror'"),

@@ -127,10 +127,10 @@ def conv2d_grad_filter_meta(x, dout, strides=(1, 1), paddings=(0, 0, 0, 0), dila
     n, c, h, w = x.shape
     oc = dout.shape[1]
     _check_groups(op, groups, **{"input channels": c, "output channels": oc})
-    expected = _out_hw(op, (h, w), tuple(filter_size), strides, paddings, dilations)
-    if -1 not in expected and tuple(dout.shape[2:]) != expected or dout.shape[0] != n:
-        raise invalid_argument(op, f"dout has shape {list(dout.shape)}, expected [{n}, {oc}, {expected[0]}, "
-                                   f"{expected[1]}] (conv2d's output for x of shape {list(x.shape)}).")
+    expected = (n, oc) + _out_hw(op, (h, w), tuple(filter_size), strides, paddings, dilations)
+    if any(e != d for e, d in zip(expected, dout.shape) if -1 not in (e, d)):
+        raise invalid_argument(op, f"dout has shape {list(dout.shape)}, expected {list(expected)} (conv2d's "
+                                   f"output for x of shape {list(x.shape)}).")
     return new_meta((oc, c // groups if c != -1 else -1, filter_size[0], filter_size[1]), x.dtype)
 
 
