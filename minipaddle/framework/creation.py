@@ -62,11 +62,11 @@ def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tenso
             raise invalid_argument("to_tensor", f"got data of type {type(data).__name__} that numpy reads as "
                                                 f"{array.dtype}, expected numbers or booleans.")
         if dtype is None:
-            if isinstance(data, Number):
+            if isinstance(data, Number) and not isinstance(data, np.generic):  # numpy scalars keep theirs
                 array = array.astype(_infer_np_dtype(data))
-            elif array.dtype == np.float64 and not isinstance(data, np.ndarray):
+            elif array.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic)):
                 array = array.astype(default_float())  # nested Python floats
-            elif array.dtype.kind == "i" and not isinstance(data, np.ndarray):
+            elif array.dtype.kind == "i" and not isinstance(data, (np.ndarray, np.generic)):
                 array = array.astype(np.int64)
     if dtype is not None:
         array = array.astype(convert_dtype(dtype), copy=False)

@@ -159,3 +159,10 @@ def test_reflected_operators_and_comparisons():
     assert ((x > 1) & (x < 3)).numpy().tolist() == [False, True, False]
     assert (~(x > 1)).numpy().tolist() == [True, False, False]
     assert hash(x) == id(x)
+
+
+def test_to_tensor_keeps_a_numpy_scalars_dtype():
+    assert paddle.to_tensor(np.float32(1.0)).dtype == paddle.float32
+    assert paddle.to_tensor(np.float64(1.0)).dtype == paddle.float64
+    assert paddle.to_tensor(np.int32(3)).dtype == paddle.int32
+    assert paddle.to_tensor(1.0).dtype == paddle.float32

@@ -205,3 +205,14 @@ def test_integer_numba_kernels_keep_the_integer_dtype():
         out = kernels["numba"](*args)
         assert out.dtype == np.int64, name
         np.testing.assert_array_equal(out, kernels["numpy"](*args))
+
+
+def test_where_numba_and_numpy_kernels_agree_on_same_shape_and_broadcast_inputs():
+    rng = np.random.default_rng(0)
+    for dtype in ("float32", "float64", "int64"):
+        c = rng.standard_normal((16, 9)) > 0
+        x, y = (rng.standard_normal((16, 9)) * 10).astype(dtype), (rng.standard_normal((16, 9)) * 10).astype(dtype)
+        out = paddle.where(paddle.to_tensor(c), paddle.to_tensor(x), paddle.to_tensor(y))
+        np.testing.assert_array_equal(out.numpy(), np.where(c, x, y))
+        row = paddle.where(paddle.to_tensor(c[:1]), paddle.to_tensor(x), paddle.to_tensor(y))
+        np.testing.assert_array_equal(row.numpy(), np.where(c[:1], x, y))

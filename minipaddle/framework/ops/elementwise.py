@@ -13,7 +13,7 @@ from ..dispatch import dispatch
 from ..errors import invalid_argument
 from ..kernels.cpu.elementwise import (FLOAT_BINARY, FLOAT_UNARY, NUMERIC_BINARY, NUMERIC_UNARY,
                                  ElementwiseKernel, upcast_float16)
-from ..registry import MetaTensor, add_kernel, new_meta, register_op
+from ..registry import LazyKernel, MetaTensor, add_kernel, new_meta, register_op
 from ..tensor import Tensor
 from . import primitives as P
 from .common import (ALL, FLOATS, NUMERIC, as_tensor, binary_operands, broadcast_shape, dtype_of,
@@ -388,6 +388,8 @@ def where_grad(node, dout):
 WHERE = register_op("where", inputs=("condition", "x", "y"), infer_meta=where_meta,
                     backward=where_grad, save=("condition",), differentiable_inputs=(1, 2), kernel_input=1)
 add_kernel("where", "cpu", ALL, np.where, name="numpy")
+add_kernel("where", "cpu", ("float32", "float64", "int32", "int64"),
+           LazyKernel("minipaddle.framework.kernels.cpu.select:where_kernel"), name="numba", priority=1)
 
 
 def where(condition, x=None, y=None, name=None):
