@@ -233,3 +233,26 @@ def test_layer_list_and_layer_dict_and_parameter_list():
     assert list(ld.keys()) == ["a", "b"] and "b" in ld
     pl = nn.ParameterList([paddle.create_parameter([2], "float32")])
     assert len(pl) == 1 and len(pl.parameters()) == 1
+
+
+def test_slicing_a_container_leaves_its_layers_paths_alone():
+    paths = []
+
+    class Probe(nn.Layer):
+        def forward(self, x):
+            paths.append(instrument.current_layer())
+            return x
+
+    class M(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.blocks = nn.LayerList([Probe(), Probe()])
+            self.seq = nn.Sequential(Probe(), Probe())
+
+        def forward(self, x):
+            return self.seq(self.blocks[0](x))
+
+    m = M()
+    assert len(m.blocks[:1]) == 1 and len(m.seq[1:]) == 1
+    m(1)
+    assert paths == ["M.blocks.0", "M.seq.0", "M.seq.1"]

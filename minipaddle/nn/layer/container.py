@@ -10,6 +10,14 @@ from .layers import Layer
 __all__ = ["Sequential", "LayerList", "LayerDict", "ParameterList"]
 
 
+def _view(container: Layer, items: list) -> Layer:
+    """A slice of a container: holds the same layers without re-registering them, so they keep
+    their place (and layer path) in the model they belong to."""
+    for name, layer in items:
+        container._sub_layers[name] = layer
+    return container
+
+
 class Sequential(Layer):
     """Runs its sublayers in order: `Sequential(Linear(4, 8), ReLU(), Linear(8, 2))`.
 
@@ -40,7 +48,7 @@ class Sequential(Layer):
     def __getitem__(self, index):
         items = list(self._sub_layers.items())
         if isinstance(index, slice):
-            return Sequential(*items[index])
+            return _view(Sequential(), items[index])
         if isinstance(index, str):
             return self._sub_layers[index]
         if not -len(items) <= index < len(items):
@@ -71,7 +79,7 @@ class LayerList(Layer):
     def __getitem__(self, i):
         layers = list(self._sub_layers.values())
         if isinstance(i, slice):
-            return LayerList(layers[i])
+            return _view(LayerList(), [(str(k), layer) for k, layer in enumerate(layers[i])])
         return layers[self._index(i)]
 
     def __setitem__(self, i: int, layer: Layer) -> None:
