@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lab demo bench lint
+.PHONY: setup test lab demo bench lint graphviz
 
 setup: $(STAMP)
 
@@ -13,7 +13,18 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install -e '.[dev]'
+	@$(MAKE) --no-print-directory graphviz
 	touch $@
+
+# The debugger draws graphs with Graphviz's `dot` binary (the HTML views work without it, with a note).
+# As root on Debian/Ubuntu we install it; otherwise we say how.
+graphviz:
+	@if command -v dot >/dev/null; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get install -y -q graphviz >/dev/null 2>&1 || \
+		(apt-get update -q >/dev/null && apt-get install -y -q graphviz >/dev/null) || \
+		echo "note: could not install graphviz; graph pictures fall back to lists"; \
+	else echo "note: install Graphviz (apt-get install graphviz / brew install graphviz) for graph pictures"; fi
 
 test: setup
 	$(PY) -m pytest -q -p no:cacheprovider
