@@ -81,8 +81,9 @@ def record(max_bytes: int = 64 << 20, values: str = "small", backward: bool = Tr
     """Record the ops, gradients and updates run inside a `with` block into a trace document.
 
     Args:
-        max_bytes: estimated size the trace may reach; values are dropped first (they may use half),
-            then the oldest steps (noted in the trace's `recording.dropped_steps`).
+        max_bytes: the memory the recording may hold (estimated; its JSON is about a third of it, plus
+            the values kept). Values stop being kept first (they may use half), then the oldest
+            steps are dropped (noted in the trace's `recording.dropped_steps`).
         values: "small" keeps the values of tensors with at most `values_max_numel` elements,
             "none" keeps summaries only, "all" keeps every tensor's values the budget allows.
         backward: also record the backward pass node by node.

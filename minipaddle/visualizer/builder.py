@@ -26,12 +26,16 @@ import numpy as np
 from ..framework.autograd.node import AccumulateGrad
 from ..framework.parameter import Parameter
 from ..framework.registry import KernelKey, _preferred
-from .summary import SUMMARY_BYTES, summarize
+from .summary import summarize
 from .trace import build_document
 
-VALUE_BYTES = 12        # estimated JSON bytes per stored value (and >= its in-memory size)
-NODE_BYTES = 400        # estimated bytes of one op node, grad node or step record
-TENSOR_BYTES = 200
+# What the byte budget counts: the recorder's memory, measured with tracemalloc on an MLP run
+# (the JSON document comes out at about a third of it, values aside).
+STATE_BYTES = 1100      # one tensor state: its record, summary and histogram
+VALUE_BYTES = 12        # per value kept: ~its JSON text (its copy in memory takes 4-8)
+TENSOR_BYTES = 700
+GRAD_NODE_BYTES = 900
+STEP_BYTES = 1500       # one step with its op node or update record, on average
 MAX_INNER_OPS = 32      # ops listed per backward step (the rest are only counted)
 MAX_NAN_EVENTS = 100    # NaN/Inf occurrences listed (all are counted)
 VALUES_MODES = ("small", "none", "all")
@@ -111,7 +115,7 @@ class TraceBuilder:
             self.objects[tid] = {"id": tid, "name": t._name, "shape": list(data.shape),
                                  "dtype": _dtype_name(data.dtype), "role": role,
                                  "stop_gradient": bool(t.stop_gradient), "producer": producer,
-                                 "grad_of": None, "grad": None, "states": deque()}
+                                 "grad_of": None, "grad": None, "states": []}
             self.bytes_used += TENSOR_BYTES
         held.append(tid)
         return tid
@@ -127,7 +131,7 @@ class TraceBuilder:
         self.state_data[sid] = (summary, values)
         self.objects[tid]["states"].append(sid)
         self._last_state[tid] = (sid, version)
-        self.bytes_used += SUMMARY_BYTES + nbytes
+        self.bytes_used += STATE_BYTES + nbytes
         self.values_bytes += nbytes
         held.append(sid)
         return sid
@@ -249,7 +253,7 @@ class TraceBuilder:
                 for index, tid in enumerate(outputs):
                     self._output_of[(gid, index)] = tid
             self.objects[gid] = record
-            self.bytes_used += NODE_BYTES
+            self.bytes_used += GRAD_NODE_BYTES
         held.append(gid)
         return gid
 
@@ -393,8 +397,8 @@ class TraceBuilder:
         refs = self.refs
         for obj_id in held:
             refs[obj_id] = refs.get(obj_id, 0) + 1
-        self.steps.append((step, held, NODE_BYTES))
-        self.bytes_used += NODE_BYTES
+        self.steps.append((step, held, STEP_BYTES))
+        self.bytes_used += STEP_BYTES
         self.next_step += 1
         while len(self.steps) > 1 and (len(self.steps) > self.max_steps or self.bytes_used > self.max_bytes):
             self.dropped_reasons.add("max_steps" if len(self.steps) > self.max_steps else "max_bytes")
@@ -421,16 +425,16 @@ class TraceBuilder:
         if kind == "s":
             summary_values = self.state_data.pop(obj_id)
             nbytes = 0 if summary_values[1] is None else int(summary_values[1].size) * VALUE_BYTES
-            self.bytes_used -= SUMMARY_BYTES + nbytes
+            self.bytes_used -= STATE_BYTES + nbytes
             self.values_bytes -= nbytes
             owner = self.objects.get(record["tensor"])
             if owner is not None and owner["states"] and owner["states"][0] == obj_id:
-                owner["states"].popleft()
+                del owner["states"][0]  # states go oldest first
         elif kind == "t":
             self.bytes_used -= TENSOR_BYTES
             self._last_state.pop(obj_id, None)
         elif kind == "g":  # (an op node's bytes are counted with its step)
-            self.bytes_used -= NODE_BYTES
+            self.bytes_used -= GRAD_NODE_BYTES
             for index in range(len(record["forward_outputs"])):
                 self._output_of.pop((obj_id, index), None)
 

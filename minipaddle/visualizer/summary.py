@@ -97,11 +97,6 @@ def summary_to_json(s: Summary) -> dict:
             "nan_count": s.nan_count, "inf_count": s.inf_count, "histogram": hist}
 
 
-# Rough bytes one state costs in memory and in JSON (the summary object with its histogram);
-# the byte budget counts this plus the values it keeps.
-SUMMARY_BYTES = 480
-
-
 def json_number(v: float) -> float | str:
     """A float as JSON allows it: non-finite values become "NaN", "Infinity", "-Infinity"."""
     if math.isfinite(v):
@@ -118,7 +113,17 @@ def values_to_json(array: np.ndarray, has_nan_inf: bool) -> list:
         a = a.astype(np.int8)
     elif a.dtype.kind == "c":
         a = np.abs(a)
-    out = a.reshape(-1).tolist()
+    flat = a.reshape(-1)
+    if a.dtype.char in "fe":
+        # 0.1 as a float32 is 0.10000000149011612 as a double: write the shortest text that reads back
+        # as the same float32 ("0.1"; numpy's str), or, for many values, 9 (float16: 5) digits, also exact.
+        if flat.size <= 4096:
+            out = [float(str(v)) for v in flat]
+        else:
+            digits = ".9g" if a.dtype.char == "f" else ".5g"
+            out = [float(format(v, digits)) for v in flat.tolist()]
+    else:
+        out = flat.tolist()
     if has_nan_inf:
         out = [json_number(v) for v in out]
     return out

@@ -79,6 +79,13 @@ def test_summaries_of_other_dtypes_layouts_and_edge_cases():
 def test_values_and_attrs_become_strict_json():
     assert values_to_json(np.array([[1.0, np.nan], [np.inf, -np.inf]]), True) == [1.0, "NaN", "Infinity", "-Infinity"]
     assert values_to_json(np.array([True, False]), False) == [1, 0]
+    f32 = np.array([0.1, 1 / 3, 3.4e38, 1e-45, -0.0], np.float32)
+    short = values_to_json(f32, False)
+    assert short[0] == 0.1 and json.dumps(short[:2]) == "[0.1, 0.33333334]"  # not 0.10000000149011612
+    np.testing.assert_array_equal(np.array(short, np.float32), f32)  # and read back bit for bit
+    assert values_to_json(np.array([0.1], np.float16), False) == [0.1]
+    many = np.random.default_rng(0).standard_normal(5000).astype(np.float32)  # many values: 9 digits, still exact
+    np.testing.assert_array_equal(np.array(values_to_json(many, False), np.float32), many)
     attrs = {"axis": (0, np.int64(1)), "dtype": np.dtype("float32"), "scale": float("inf"), "keep": None,
              "index": slice(1, None, 2), "obj": object(), "arr": np.array([1.5, np.nan])}
     out = jsonable(attrs)
