@@ -59,33 +59,26 @@ def _load_kernels():
 
 def summarize(array: np.ndarray) -> Summary:
     """Summarize a numpy array of any dtype and layout (bool and integers as numbers)."""
-    a = np.asarray(array)
-    n = int(a.size)
+    a = array if type(array) is np.ndarray else np.asarray(array)
+    n = a.size
     if n == 0:
         return Summary(0, None, None, None, None, 0, 0, None)
-    if a.dtype.kind == "c":  # complex: statistics of the magnitude
-        a = np.abs(a)
-    if a.dtype != np.float64 and a.dtype != np.float32:
-        a = a.astype(np.float64)
-    flat = a.reshape(-1) if a.flags.c_contiguous else np.ascontiguousarray(a).reshape(-1)
-    k = _load_kernels()
+    if a.dtype.char not in "fd":  # the kernels take float32/float64; complex: the magnitude
+        a = np.abs(a) if a.dtype.kind == "c" else a.astype(np.float64)
+    flat = a.ravel()  # a view when contiguous
+    k = _kernels if _kernels is not None else _load_kernels()
+    hist = np.empty(BINS, np.int64)
     if n > SMALL:
         lo, hi = float(flat.min()), float(flat.max())  # NaN or Inf anywhere shows up here
         if math.isfinite(lo) and math.isfinite(hi):
             total, squares = k.finite_moments(flat)
             stride = -(-n // HIST_SAMPLE)
-            hist = np.empty(BINS, np.int64)
             k.finite_histogram(flat, lo, hi, stride, hist)
             return Summary(n, lo, hi, total / n, math.sqrt(squares / n), 0, 0, hist, stride)
-    stats = np.empty(8, np.float64)
-    hist = np.empty(BINS, np.int64)
-    k.summarize_flat(flat, stats, hist)
-    finite = int(stats[0])
-    inf_count = int(stats[2] + stats[3])
+    finite, nans, infs, lo, hi, mean, std = k.summarize_flat(flat, hist)
     if finite == 0:
-        return Summary(n, None, None, None, None, int(stats[1]), inf_count, None)
-    return Summary(n, float(stats[4]), float(stats[5]), float(stats[6]), float(stats[7]),
-                   int(stats[1]), inf_count, hist)
+        return Summary(n, None, None, None, None, nans, infs, None)
+    return Summary(n, lo, hi, mean, std, nans, infs, hist)
 
 
 def summary_to_json(s: Summary) -> dict:

@@ -13,8 +13,8 @@ BINS = 32
 
 
 @njit(cache=True)
-def summarize_flat(x, stats, hist):
-    """Fill stats = [finite, nan, posinf, neginf, min, max, mean, std] and hist (BINS counts).
+def summarize_flat(x, hist):
+    """(finite, nan, inf counts, min, max, mean, std) of any 1-D float array; fills hist (BINS counts).
 
     min/max/mean/std and the histogram cover the finite values only; the histogram's bins split
     [min, max] evenly (all values land in the last bin when min == max).
@@ -54,14 +54,8 @@ def summarize_flat(x, stats, hist):
             if b >= nbins:
                 b = nbins - 1
             hist[b] += 1
-    stats[0] = finite
-    stats[1] = nans
-    stats[2] = posinf
-    stats[3] = neginf
-    stats[4] = lo
-    stats[5] = hi
-    stats[6] = mean
-    stats[7] = np.sqrt(squares / finite) if finite > 0 else 0.0
+    std = np.sqrt(squares / finite) if finite > 0 else 0.0
+    return finite, nans, posinf + neginf, float(lo), float(hi), mean, std
 
 
 # Only the reductions below may be reordered (SIMD): no NaN/Inf assumption, they see finite data.
