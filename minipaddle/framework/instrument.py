@@ -34,7 +34,8 @@ kind "backward_step" -- one node of the backward graph ran
     grads_in    list[Tensor | None]  per output of the forward op: the summed incoming gradient
     grads_out   list[Tensor | None]  per input of the forward op: the gradient sent on (after
                                      reducing broadcasts); [] for an AccumulateGrad
-    tensor      Tensor | None   AccumulateGrad only: the leaf (its .grad is updated)
+    tensor      Tensor | None   AccumulateGrad run by backward(): the leaf, whose .grad was just
+                                updated (None under paddle.grad, which leaves .grad alone)
     start_ns, end_ns  int
     Ops that the backward rule runs are reported as "op" events before their "backward_step".
 kind "hook" -- a tensor hook (Tensor.register_hook) ran during backward
@@ -45,12 +46,16 @@ kind "hook" -- a tensor hook (Tensor.register_hook) ran during backward
 kind "optimizer_update" -- an optimizer updated one parameter (minipaddle/optimizer)
     optimizer   str             the optimizer's class name ("SGD")
     param       Parameter | str the parameter (or its name)
+    tensor      Parameter       optional: the parameter itself, when `param` is its name
     lr          float           the learning rate used for it
     grad_norm   float           L2 norm of the gradient applied
     update_norm float           L2 norm of the change to the parameter
 kind "nan_inf" -- a recorded tensor holds NaN or Inf (emitted by the recorder for others to hear)
     tensor      Tensor          the tensor
-    op          str | None      the op that produced it (None: an input or parameter)
+    origin      str             "produced" / "propagated" (an op's output, from clean / bad inputs),
+                                "input" (an op's input already held it), "backward" (a gradient),
+                                "update" (a parameter after an optimizer update)
+    op          str | None      the op (grad node, hook, optimizer) behind it; None for an input
     layer       str | None
     nan_count, inf_count  int
     first       bool            True for the first occurrence in the recording

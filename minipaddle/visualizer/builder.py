@@ -26,7 +26,7 @@ import numpy as np
 from ..framework.autograd.node import AccumulateGrad
 from ..framework.parameter import Parameter
 from ..framework.registry import KernelKey, _preferred
-from .summary import summarize
+from .summary import json_number, summarize
 from .trace import build_document
 
 # What the byte budget counts: the recorder's memory, measured with tracemalloc on an MLP run
@@ -77,6 +77,7 @@ class TraceBuilder:
         self._backward_depth = 0
         self._backward_pass = 0
         self._inner_ops: list = []               # ops run by backward rules, until their step comes
+        self._nan_pending: list = []             # (sid, tensor) of new states holding NaN/Inf, to flag
         self._version = 0                        # bumped on every change: Recorder caches its Trace
 
     # ---- ids ----------------------------------------------------------------------------
@@ -131,6 +132,8 @@ class TraceBuilder:
         self.state_data[sid] = (summary, values)
         self.objects[tid]["states"].append(sid)
         self._last_state[tid] = (sid, version)
+        if summary.nan_count or summary.inf_count:  # flagged by the handler, which knows the context
+            self._nan_pending.append((sid, t))
         self.bytes_used += STATE_BYTES + nbytes
         self.values_bytes += nbytes
         held.append(sid)
@@ -207,6 +210,7 @@ class TraceBuilder:
             tid, sid = self._input(t, held, step)
             inputs.append(tid)
             input_states.append(sid)
+        self._flush_nan(step, None, None, e.get("layer"), "input")  # e.g. a data batch holding NaN
         outputs, output_states = [], []
         for o in e["outputs"]:
             tid = self._tensor(o, "activation", held, producer=nid)
@@ -221,6 +225,7 @@ class TraceBuilder:
                              "end_ns": end - self.t0_ns, "grad_node": gid, "nan_inf": None,
                              "first_nan_inf": False, "step": step}
         held.append(nid)
+        self._nan_pending.clear()
         self._check_nan_inf(nid, e, input_states, output_states, step)
         self._push({"index": step, "kind": "op", "phase": "forward", "node": nid,
                     "states": output_states, "t_ns": start - self.t0_ns}, held)
@@ -287,6 +292,7 @@ class TraceBuilder:
             self.objects[grad_tid]["grad_of"] = tid
             grads_out = [self._state(grad_tid, leaf._grad, held, step)]
         states = [s for s in grads_in + grads_out if s is not None]
+        self._flush_nan(step, gid, record["name"], None, "backward")
         self._push({"index": step, "kind": "backward_step", "phase": "backward", "node": gid,
                     "pass": self._backward_pass, "grads_in": grads_in, "grads_out": grads_out,
                     "ops": ops[:MAX_INNER_OPS], "ops_count": len(ops), "states": states,
@@ -318,6 +324,7 @@ class TraceBuilder:
             result = self._current_state(self._tensor(e["result"], "gradient", held), e["result"], held, step)
         hook = e.get("hook")
         name = getattr(hook, "__qualname__", None) or type(hook).__name__
+        self._flush_nan(step, gid, name, None, "backward")
         self._push({"index": step, "kind": "hook", "phase": "backward", "node": gid, "output_index": index,
                     "tensor": tensor, "hook": name, "grad": grad, "result": result,
                     "states": [s for s in (grad, result) if s is not None]}, held)
@@ -341,11 +348,13 @@ class TraceBuilder:
                              "param_name": name, "lr": _number(e.get("lr")), "grad_norm": _number(e.get("grad_norm")),
                              "update_norm": _number(e.get("update_norm"))}
         held.append(uid)
+        self._flush_nan(step, None, str(e.get("optimizer")), None, "update")  # a parameter gone NaN
         self._push({"index": step, "kind": "optimizer_update", "phase": "optimizer", "update": uid,
                     "states": states}, held)
 
     # ---- NaN / Inf ----------------------------------------------------------------------
     def _check_nan_inf(self, nid: str, e: dict, input_states: list, output_states: list, step: int) -> None:
+        """Mark an op whose outputs hold NaN/Inf: "produced" from clean inputs, else "propagated"."""
         bad = [i for i, sid in enumerate(output_states) if self.state_data[sid][0].has_nan_inf]
         if not bad:
             return
@@ -353,22 +362,32 @@ class TraceBuilder:
         node = self.objects[nid]
         node["nan_inf"] = "propagated" if inputs_bad else "produced"
         for i in bad:
-            sid = output_states[i]
-            summary = self.state_data[sid][0]
-            first = self.nan_inf["first"] is None
-            entry = {"step": step, "node": nid, "tensor": node["outputs"][i], "state": sid, "op": e["op"],
-                     "layer": e.get("layer"), "nan_count": summary.nan_count, "inf_count": summary.inf_count,
-                     "origin": node["nan_inf"]}
-            if first:
-                self.nan_inf["first"] = entry
+            if self._flag_nan(output_states[i], e["outputs"][i], step, nid, e["op"], e.get("layer"), node["nan_inf"]):
                 node["first_nan_inf"] = True
-            self.nan_inf["count"] += 1
-            if len(self.nan_inf["occurrences"]) < MAX_NAN_EVENTS:
-                self.nan_inf["occurrences"].append(entry)
-            from ..framework import instrument  # tell other subscribers (a live view, a profiler)
-            instrument.emit({"kind": "nan_inf", "tensor": e["outputs"][i], "op": e["op"], "layer": e.get("layer"),
-                             "nan_count": summary.nan_count, "inf_count": summary.inf_count, "first": first,
-                             "recorder": self})
+
+    def _flush_nan(self, step: int, node_id: str | None, op: str | None, layer: str | None, origin: str) -> None:
+        """Flag the states made since the last flush that hold NaN/Inf (inputs, gradients, updates)."""
+        for sid, t in self._nan_pending:
+            if sid in self.objects:
+                self._flag_nan(sid, t, step, node_id, op, layer, origin)
+        self._nan_pending.clear()
+
+    def _flag_nan(self, sid: str, t, step: int, node_id, op, layer, origin: str) -> bool:
+        """Record one occurrence; True when it is the first of the recording."""
+        summary = self.state_data[sid][0]
+        first = self.nan_inf["first"] is None
+        entry = {"step": step, "node": node_id, "tensor": self.objects[sid]["tensor"], "state": sid, "op": op,
+                 "layer": layer, "nan_count": summary.nan_count, "inf_count": summary.inf_count, "origin": origin}
+        if first:
+            self.nan_inf["first"] = entry
+        self.nan_inf["count"] += 1
+        if len(self.nan_inf["occurrences"]) < MAX_NAN_EVENTS:
+            self.nan_inf["occurrences"].append(entry)
+        from ..framework import instrument  # tell other subscribers (a live view, a profiler)
+        instrument.emit({"kind": "nan_inf", "tensor": t, "op": op, "layer": layer, "origin": origin,
+                         "nan_count": summary.nan_count, "inf_count": summary.inf_count, "first": first,
+                         "recorder": self})
+        return first
 
     # ---- kernels ------------------------------------------------------------------------
     def _describe_kernel(self, e: dict) -> dict:
@@ -454,9 +473,10 @@ def _dtype_name(dtype: np.dtype) -> str:
     return name
 
 
-def _number(v) -> float | None:
+def _number(v) -> float | str | None:
+    """A reported number as JSON holds it: an inf grad norm is "Infinity", not lost."""
     try:
-        return None if v is None else float(v)
+        return None if v is None else json_number(float(v))
     except (TypeError, ValueError):
         return None
 

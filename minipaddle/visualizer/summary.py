@@ -86,7 +86,10 @@ def summary_to_json(s: Summary) -> dict:
     hist = None
     if s.hist is not None:
         hist = {"min": s.min, "max": s.max, "counts": s.hist.tolist(), "stride": s.hist_stride}
-    return {"numel": s.numel, "min": s.min, "max": s.max, "mean": s.mean, "std": s.std,
+    mean = std = None
+    if s.mean is not None:  # a float64 sum near 1e308 can overflow: still strict JSON
+        mean, std = json_number(s.mean), json_number(s.std)
+    return {"numel": s.numel, "min": s.min, "max": s.max, "mean": mean, "std": std,
             "nan_count": s.nan_count, "inf_count": s.inf_count, "histogram": hist}
 
 

@@ -149,6 +149,39 @@ def test_nan_inf_marks_the_tensor_and_the_op_that_made_it_first(mlp):
     assert [(e["op"], e["first"]) for e in heard] == [("sqrt", True), ("add", False), ("log", False)]
 
 
+def test_nan_inf_in_an_input_a_gradient_or_an_update_is_flagged_where_it_appears(mlp, batch):
+    data = paddle.to_tensor([1.0, float("nan")])
+    with paddle.debug.record() as rec:
+        (data * 2.0).sum()
+    doc = validated(rec.trace)
+    first = doc["nan_inf"]["first"]
+    assert (first["origin"], first["node"], first["op"]) == ("input", None, None)
+    assert rec.trace.tensor(first["tensor"])["role"] == "input"
+    assert [n["nan_inf"] for n in doc["graph"]["forward"]["nodes"]] == ["propagated", "propagated"]
+    assert not any(n["first_nan_inf"] for n in doc["graph"]["forward"]["nodes"])
+
+    x = paddle.to_tensor([0.0, 4.0], stop_gradient=False)
+    with paddle.debug.record() as rec, np.errstate(divide="ignore"):
+        paddle.sqrt(x).sum().backward()  # d sqrt(x) = 0.5 / sqrt(0) = inf
+    doc = validated(rec.trace)
+    first = doc["nan_inf"]["first"]
+    assert (first["origin"], first["op"], first["inf_count"]) == ("backward", "sqrt_grad", 1)
+    assert rec.trace.node(first["node"])["forward_node"] == doc["graph"]["forward"]["nodes"][0]["id"]
+    assert rec.trace.tensor(first["tensor"])["grad_of"] == doc["graph"]["forward"]["nodes"][0]["inputs"][0]
+
+    with paddle.debug.record() as rec:
+        mlp(batch[0])
+        weight = mlp.fc2.weight
+        weight._data[0, 0] = np.inf
+        instrument.emit({"kind": "optimizer_update", "optimizer": "SGD", "param": weight.name, "lr": 0.1,
+                         "grad_norm": 1.0, "update_norm": float("inf")})
+    doc = validated(rec.trace)
+    first = doc["nan_inf"]["first"]
+    assert (first["origin"], first["op"], first["inf_count"]) == ("update", "SGD", 1)
+    assert doc["optimizer_updates"][0]["update_norm"] == "Infinity"  # JSON has no inf literal
+    assert "Infinity" in rec.trace.to_json()
+
+
 @pytest.mark.parametrize("values", ["none", "small", "all"])
 def test_values_modes(values):
     small = paddle.to_tensor([1.0, 2.0, 3.0])
