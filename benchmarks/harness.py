@@ -6,6 +6,7 @@ line. Two OpenMP runtimes in one process slow PyTorch tenfold, and this VM has s
 """
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import os
@@ -37,17 +38,18 @@ def run_worker(script: str, name: str, mode: str, interpreters: dict, env: dict 
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def steps_per_second(step, seconds: float = 0.5, windows: int = 3, warmup: int = 5) -> float:
-    """Best of `windows` timing windows of about `seconds` each, after `warmup` steps."""
+def steps_per_second(step, seconds: float = 0.5, windows: int = 3, warmup: int = 5,
+                     clock=time.perf_counter) -> float:
+    """Best of `windows` timing windows of about `seconds` each (by `clock`), after `warmup` steps."""
     for _ in range(warmup):
         step()
     best = 0.0
     for _ in range(windows):
-        n, start = 0, time.perf_counter()
+        n, start = 0, clock()
         while True:
             step()
             n += 1
-            elapsed = time.perf_counter() - start
+            elapsed = clock() - start
             if elapsed >= seconds:
                 break
         best = max(best, n / elapsed)
@@ -106,3 +108,40 @@ def report(title: str, medians: dict, versions: dict, targets: dict, first: dict
     if json_path:
         Path(json_path).write_text(json.dumps({"machine": machine(), "versions": versions,
                                                "steps_per_s": medians, "first_step": first}, indent=2))
+
+
+def worker(builders: dict, name: str, mode: str, window_seconds: float) -> None:
+    """Inside a worker process: build the step, then time the first step or the steady state."""
+    if mode == "first":
+        start = time.perf_counter()
+        step, version = builders[name]()
+        built = time.perf_counter()
+        step()
+        done = time.perf_counter()
+        print(json.dumps({"version": version, "build_s": built - start, "first_step_s": done - built}))
+        return
+    step, version = builders[name]()
+    print(json.dumps({"version": version, "steps_per_s": steps_per_second(step, seconds=window_seconds)}))
+
+
+def training_benchmark(script: str, doc: str, builders: dict, name: str, targets: dict,
+                       window_seconds: float = 0.5, argv: list[str] | None = None) -> int:
+    """The command line shared by the training benchmarks: drive workers, or be one."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--json", metavar="PATH")
+    parser.add_argument("--paddle-python", metavar="PATH")
+    parser.add_argument("--no-first", action="store_true", help="skip the first-step (compile time) runs")
+    parser.add_argument("--worker", choices=list(builders), help=argparse.SUPPRESS)
+    parser.add_argument("--mode", default="speed", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        worker(builders, args.worker, args.mode, window_seconds)
+        return 0
+    interpreters = {"paddle": args.paddle_python} if args.paddle_python else {}
+    frameworks = [fw for fw in builders if available(fw, interpreters)]
+    medians, versions = measure(script, frameworks, args.rounds, interpreters)
+    first = None if args.no_first else measure_first_steps(script, runs=3)
+    report(f"{name}: median steps/s over {args.rounds} rounds (best of 3 windows each)", medians, versions,
+           targets, first, args.json)
+    return 0

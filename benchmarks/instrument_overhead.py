@@ -118,23 +118,6 @@ def tiny_add_us() -> float:
     return min(timer.repeat(repeat=5, number=number)) / number * 1e6
 
 
-def cpu_steps_per_second(step, seconds: float = 0.5, windows: int = 3, warmup: int = 5) -> float:
-    """Best of `windows` windows of about `seconds` of this process's CPU time each, after `warmup` steps."""
-    for _ in range(warmup):
-        step()
-    best = 0.0
-    for _ in range(windows):
-        n, start = 0, time.process_time()
-        while True:
-            step()
-            n += 1
-            elapsed = time.process_time() - start
-            if elapsed >= seconds:
-                break
-        best = max(best, n / elapsed)
-    return best
-
-
 def worker(name: str) -> None:
     sys.path.insert(0, str(harness.REPO_ROOT))
     import minipaddle as paddle
@@ -151,7 +134,7 @@ def worker(name: str) -> None:
                 plain()
     elif name == "recording":
         recorder = paddle.debug.record(values="none", max_steps=RING_STEPS).start()
-    result = {"version": version, "steps_per_s": cpu_steps_per_second(step), **info}
+    result = {"version": version, "steps_per_s": harness.steps_per_second(step, clock=time.process_time), **info}
     if recorder is not None:
         recorder.stop()
         result["dropped_steps"] = recorder.trace.to_dict()["recording"]["dropped_steps"]

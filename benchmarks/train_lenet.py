@@ -11,17 +11,13 @@ Targets: minipaddle >= 1.0x Paddle; stretch >= 0.5x PyTorch.
 """
 from __future__ import annotations
 
-import argparse
-import json
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
 
 BATCH, LR = 64, 0.01
-FRAMEWORKS = ("minipaddle", "numpy", "torch", "paddle")
 
 
 def data(seed: int = 0):
@@ -174,39 +170,10 @@ def numpy_step():
 BUILDERS = {"minipaddle": minipaddle_step, "numpy": numpy_step, "torch": torch_step, "paddle": paddle_step}
 
 
-def worker(name: str, mode: str) -> None:
-    if mode == "first":
-        start = time.perf_counter()
-        step, version = BUILDERS[name]()
-        built = time.perf_counter()
-        step()
-        done = time.perf_counter()
-        print(json.dumps({"version": version, "build_s": built - start, "first_step_s": done - built}))
-        return
-    step, version = BUILDERS[name]()
-    print(json.dumps({"version": version, "steps_per_s": harness.steps_per_second(step, seconds=1.0)}))
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--json", metavar="PATH")
-    parser.add_argument("--paddle-python", metavar="PATH")
-    parser.add_argument("--no-first", action="store_true", help="skip the first-step (compile time) runs")
-    parser.add_argument("--worker", choices=FRAMEWORKS, help=argparse.SUPPRESS)
-    parser.add_argument("--mode", default="speed", help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    if args.worker:
-        worker(args.worker, args.mode)
-        return 0
-    interpreters = {"paddle": args.paddle_python} if args.paddle_python else {}
-    frameworks = [fw for fw in FRAMEWORKS if harness.available(fw, interpreters)]
-    medians, versions = harness.measure(__file__, frameworks, args.rounds, interpreters)
-    first = None if args.no_first else harness.measure_first_steps(__file__, runs=3)
-    harness.report(f"train_lenet: median steps/s over {args.rounds} rounds (best of 3 windows each)", medians,
-                   versions, {"paddle": (1.0, "PaddlePaddle"), "torch": (0.5, "stretch: PyTorch CPU")}, first,
-                   args.json)
-    return 0
+    return harness.training_benchmark(__file__, __doc__, BUILDERS, "train_lenet",
+                                      {"paddle": (1.0, "PaddlePaddle"), "torch": (0.5, "stretch: PyTorch CPU")},
+                                      window_seconds=1.0, argv=argv)
 
 
 if __name__ == "__main__":
