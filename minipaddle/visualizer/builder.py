@@ -26,7 +26,7 @@ import numpy as np
 from ..framework.autograd.node import AccumulateGrad
 from ..framework.parameter import Parameter
 from ..framework.registry import KernelKey, _preferred
-from .summary import json_number, summarize
+from .summary import json_number, jsonable, summarize
 from .trace import build_document
 
 # What the byte budget counts: the recorder's memory, measured with tracemalloc on an MLP run
@@ -38,7 +38,6 @@ GRAD_NODE_BYTES = 900
 STEP_BYTES = 1500       # one step with its op node or update record, on average
 MAX_INNER_OPS = 32      # ops listed per backward step (the rest are only counted)
 MAX_NAN_EVENTS = 100    # NaN/Inf occurrences listed (all are counted)
-VALUES_MODES = ("small", "none", "all")
 
 
 class TraceBuilder:
@@ -210,7 +209,8 @@ class TraceBuilder:
             tid, sid = self._input(t, held, step)
             inputs.append(tid)
             input_states.append(sid)
-        self._flush_nan(step, None, None, e.get("layer"), "input")  # e.g. a data batch holding NaN
+        if self._nan_pending:  # e.g. a data batch holding NaN
+            self._flush_nan(step, None, None, e.get("layer"), "input")
         outputs, output_states = [], []
         for o in e["outputs"]:
             tid = self._tensor(o, "activation", held, producer=nid)
@@ -221,11 +221,12 @@ class TraceBuilder:
             gid = self._grad_node(e["grad_node"], held, forward_node=nid, inputs=inputs, outputs=outputs)
         self.objects[nid] = {"id": nid, "op": e["op"], "layer": e.get("layer"), "inputs": inputs,
                              "input_states": input_states, "outputs": outputs, "output_states": output_states,
-                             "attrs": e.get("attrs") or {}, "kernel": kernel, "start_ns": start - self.t0_ns,
+                             "attrs": _attrs_json(e.get("attrs")), "kernel": kernel, "start_ns": start - self.t0_ns,
                              "end_ns": end - self.t0_ns, "grad_node": gid, "nan_inf": None,
                              "first_nan_inf": False, "step": step}
         held.append(nid)
-        self._nan_pending.clear()
+        if self._nan_pending:
+            self._nan_pending.clear()  # outputs: _check_nan_inf knows more about them
         self._check_nan_inf(nid, e, input_states, output_states, step)
         self._push({"index": step, "kind": "op", "phase": "forward", "node": nid,
                     "states": output_states, "t_ns": start - self.t0_ns}, held)
@@ -292,7 +293,8 @@ class TraceBuilder:
             self.objects[grad_tid]["grad_of"] = tid
             grads_out = [self._state(grad_tid, leaf._grad, held, step)]
         states = [s for s in grads_in + grads_out if s is not None]
-        self._flush_nan(step, gid, record["name"], None, "backward")
+        if self._nan_pending:
+            self._flush_nan(step, gid, record["name"], None, "backward")
         self._push({"index": step, "kind": "backward_step", "phase": "backward", "node": gid,
                     "pass": self._backward_pass, "grads_in": grads_in, "grads_out": grads_out,
                     "ops": ops[:MAX_INNER_OPS], "ops_count": len(ops), "states": states,
@@ -324,7 +326,8 @@ class TraceBuilder:
             result = self._current_state(self._tensor(e["result"], "gradient", held), e["result"], held, step)
         hook = e.get("hook")
         name = getattr(hook, "__qualname__", None) or type(hook).__name__
-        self._flush_nan(step, gid, name, None, "backward")
+        if self._nan_pending:
+            self._flush_nan(step, gid, name, None, "backward")
         self._push({"index": step, "kind": "hook", "phase": "backward", "node": gid, "output_index": index,
                     "tensor": tensor, "hook": name, "grad": grad, "result": result,
                     "states": [s for s in (grad, result) if s is not None]}, held)
@@ -348,7 +351,8 @@ class TraceBuilder:
                              "param_name": name, "lr": _number(e.get("lr")), "grad_norm": _number(e.get("grad_norm")),
                              "update_norm": _number(e.get("update_norm"))}
         held.append(uid)
-        self._flush_nan(step, None, str(e.get("optimizer")), None, "update")  # a parameter gone NaN
+        if self._nan_pending:  # a parameter gone NaN
+            self._flush_nan(step, None, str(e.get("optimizer")), None, "update")
         self._push({"index": step, "kind": "optimizer_update", "phase": "optimizer", "update": uid,
                     "states": states}, held)
 
@@ -461,6 +465,14 @@ class TraceBuilder:
     def build(self) -> dict:
         """The trace document as a plain dict (see trace.schema.json)."""
         return build_document(self)
+
+
+def _attrs_json(attrs: dict | None) -> dict:
+    """Attributes as JSON now: the caller may change a list it passed, and a record must not keep
+    big objects alive."""
+    if not attrs:
+        return {}
+    return {str(k): jsonable(v) for k, v in attrs.items()}
 
 
 _DTYPE_NAMES: dict = {}

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..framework.errors import invalid_argument
-from .summary import jsonable, summary_to_json, values_to_json
+from .summary import summary_to_json, values_to_json
 
 SCHEMA_VERSION = "1.0"
 FORMAT = "minipaddle.trace"
@@ -284,7 +284,6 @@ def _state_json(rec: dict, data: tuple) -> dict:
 def _node_json(rec: dict, objects: dict) -> dict:
     out = dict(rec)
     out["grad_node"] = _live(rec["grad_node"], objects)
-    out["attrs"] = {str(k): jsonable(v) for k, v in rec["attrs"].items()}
     return out
 
 
