@@ -174,10 +174,5 @@ def run_cell_code(shell, cell: str):
 
 
 def load_ipython_extension(ipython) -> None:
-    """`%load_ext minipaddle`: register the magics, and show a bare `Trace` as its MIME bundle."""
+    """`%load_ext minipaddle`: register the magics (a `Trace` displays itself as its MIME bundle)."""
     ipython.register_magics(PaddleMagics)
-    from ..visualizer.trace import Trace
-    from .display import trace_bundle
-    formatter = ipython.display_formatter.mimebundle_formatter
-    if not hasattr(Trace, "_repr_mimebundle_"):  # until Trace has the method itself
-        formatter.for_type(Trace, lambda trace, include=None, exclude=None: trace_bundle(trace))

@@ -12,8 +12,12 @@ not import numba; the first summary does.
 from __future__ import annotations
 
 from .builder import TraceBuilder
+from .dot import to_dot, to_svg
+from .graph import GraphView, backward_graph, combined_graph, forward_graph, graph_view, layer_graph
+from .html import save_html, to_html
 from .summary import Summary, summarize
 from .trace import SCHEMA_PATH, SCHEMA_VERSION, Trace, dangling_references, load_schema
 
-__all__ = ["SCHEMA_PATH", "SCHEMA_VERSION", "Summary", "Trace", "TraceBuilder", "dangling_references",
-           "load_schema", "summarize"]
+__all__ = ["SCHEMA_PATH", "SCHEMA_VERSION", "GraphView", "Summary", "Trace", "TraceBuilder", "backward_graph",
+           "combined_graph", "dangling_references", "forward_graph", "graph_view", "layer_graph", "load_schema",
+           "save_html", "summarize", "to_dot", "to_html", "to_svg"]

@@ -152,6 +152,35 @@ class Trace:
             cache[section] = {item["id"]: item for item in items}
         return cache[section]
 
+    # ---- views (each module loads on first use: none of them is needed to record) -------
+    def graph(self, view: str = "auto", **options):
+        """The graph as plain data: view "auto", "forward", "backward", "combined" or "layers"."""
+        from .graph import graph_view
+        return graph_view(self, view, **options)
+
+    def to_dot(self, view: str = "auto", **options) -> str:
+        from .dot import to_dot
+        return to_dot(self, view, **options)
+
+    def to_svg(self, view: str = "auto", **options) -> str:
+        """SVG through Graphviz's `dot` binary (a clear error says how to install it if missing)."""
+        from .dot import to_svg
+        return to_svg(self, view, **options)
+
+    def to_html(self, **options) -> str:
+        from .html import to_html
+        return to_html(self, **options)
+
+    def save_html(self, path: str | Path, **options) -> Path:
+        """One self-contained HTML file (no network): graph, steps, tensor summaries and grads."""
+        from .html import save_html
+        return save_html(self, path, **options)
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        """Notebook display: the document for the JupyterLab extension, HTML and a text line for the rest."""
+        from ..notebook.display import trace_bundle
+        return trace_bundle(self)
+
     def __repr__(self) -> str:
         rec = self._doc["recording"]
         text = (f"Trace({len(self.nodes)} op nodes, {len(self.grad_nodes)} backward nodes, "
