@@ -125,6 +125,8 @@ def _record(op: OpDef, inputs: tuple, attrs: dict, outs: tuple) -> None:
         else:
             edges.append(grad_edge(t))
         i += 1
+    if edges.count(None) == len(edges):  # only non-differentiable inputs need grad: nothing to record
+        return
     if len(outs) == 1:
         data = outs[0]._data
         out_metas = ((data.shape, data.dtype),)

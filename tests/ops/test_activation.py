@@ -331,3 +331,12 @@ def test_non_tensor_input_is_rejected():
 def test_bad_attributes_are_rejected_naming_the_op(call, message):
     with pytest.raises(InvalidArgument, match=message):
         call(paddle.to_tensor([1.0, -1.0]))
+
+
+def test_relu_grad_is_a_select_differentiable_in_dout():
+    x = paddle.to_tensor([-1.0, 2.0, 3.0], stop_gradient=False)
+    dout = paddle.to_tensor([np.inf, 5.0, -2.0], stop_gradient=False)
+    (g,) = paddle.grad([paddle.relu(x)], [x], grad_outputs=[dout], create_graph=True)
+    assert g.numpy().tolist() == [0.0, 5.0, -2.0]  # an inf where x < 0 is dropped, not turned into NaN
+    (h,) = paddle.grad([(g * paddle.to_tensor([1.0, 2.0, 3.0])).sum()], [dout])
+    assert h.numpy().tolist() == [0.0, 2.0, 3.0]

@@ -112,6 +112,10 @@ def relu(x):
     return x if x > 0 or x != x else 0.0  # x != x: NaN stays NaN
 
 
+def relu_grad(out, dout):
+    return dout if out > 0 else 0.0  # a select, not dout * mask: an inf dout where out <= 0 gives 0
+
+
 def leaky_relu(x, negative_slope):
     return x if x > 0 else x * negative_slope
 
