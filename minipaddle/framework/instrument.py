@@ -84,10 +84,20 @@ def emit(event: dict) -> None:
         fn(event)
 
 
-# Paths of the layers being called, innermost last ("MLP", "MLP.fc1"); nn.Layer.__call__ pushes
-# and pops, so an op can say which layer it ran under.
-layer_stack: list[str] = []
+# The nn.Layers whose forward is running, innermost last, each as [layer, path]. Layer.__call__
+# pushes [layer, None]; the path ("MLP.fc1") is worked out only when someone asks, so calling a
+# layer with nobody listening stays cheap.
+layer_stack: list[list] = []
 
 
 def current_layer() -> str | None:
-    return layer_stack[-1] if layer_stack else None
+    """The path of the innermost running layer ("MLP.encoder.fc1"), or None outside any layer."""
+    if not layer_stack:
+        return None
+    if layer_stack[-1][1] is None:
+        caller, caller_path = None, None
+        for entry in layer_stack:
+            if entry[1] is None:
+                entry[1] = entry[0]._path_under(caller, caller_path)
+            caller, caller_path = entry[0], entry[1]
+    return layer_stack[-1][1]

@@ -39,7 +39,6 @@ class HookRemoveHelper:
 
 
 _hook_ids = iter(range(1 << 62))
-_calling: list = []  # the layers whose forward is running, innermost last (paths are in instrument)
 
 
 class Layer:
@@ -80,25 +79,27 @@ class Layer:
                                   "implement forward().")
 
     def __call__(self, *inputs, **kwargs):
-        self._check_init("call the layer")
-        for hook in list(self._forward_pre_hooks.values()):
-            result = hook(self, inputs)
-            if result is not None:
-                inputs = result if isinstance(result, tuple) else (result,)
-        instrument.layer_stack.append(self._path_under(_calling[-1] if _calling else None))
-        _calling.append(self)
+        if "_parameters" not in self.__dict__:
+            self._check_init("call the layer")
+        if self._forward_pre_hooks:
+            for hook in list(self._forward_pre_hooks.values()):
+                result = hook(self, inputs)
+                if result is not None:
+                    inputs = result if isinstance(result, tuple) else (result,)
+        stack = instrument.layer_stack
+        stack.append([self, None])  # the path string is made only if someone asks (current_layer)
         try:
             outputs = self.forward(*inputs, **kwargs)
         finally:
-            _calling.pop()
-            instrument.layer_stack.pop()
-        for hook in list(self._forward_post_hooks.values()):
-            result = hook(self, inputs, outputs)
-            if result is not None:
-                outputs = result
+            stack.pop()
+        if self._forward_post_hooks:
+            for hook in list(self._forward_post_hooks.values()):
+                result = hook(self, inputs, outputs)
+                if result is not None:
+                    outputs = result
         return outputs
 
-    def _path_under(self, caller: "Layer | None") -> str:
+    def _path_under(self, caller: "Layer | None", caller_path: str | None) -> str:
         """This layer's path as seen from the layer now calling it: walk up the registration
         parents until the caller, so a layer reached through a LayerList is `Model.layers.0`."""
         if caller is None:
@@ -111,7 +112,7 @@ class Layer:
                 break
             names.append(layer._name_in_parent)
             layer = parent
-        return instrument.layer_stack[-1] + "." + ".".join(reversed(names))
+        return caller_path + "." + ".".join(reversed(names))
 
     def register_forward_pre_hook(self, hook: Callable) -> HookRemoveHelper:
         """`hook(layer, inputs)` runs before forward; a non-None return replaces the inputs."""

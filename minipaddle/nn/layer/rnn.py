@@ -288,7 +288,7 @@ def _run_rnn(cell: RNNCellBase, inputs: Tensor, initial_states, sequence_length,
     step_inputs = _unstack(inputs if projected is None else projected, time_axis)
     outputs = [None] * steps
     stack_ = instrument.layer_stack  # the steps' ops belong to the cell's layer path
-    stack_.append(f"{stack_[-1]}.{cell._name_in_parent or cell._full_name}" if stack_ else type(cell).__name__)
+    stack_.append([cell, None])
     try:
         for t in (range(steps - 1, -1, -1) if is_reverse else range(steps)):
             if projected is None:
