@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lab demo bench lint graphviz
+.PHONY: setup test lab demo bench lint graphviz chromium
 
 setup: $(STAMP)
 
@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install -e '.[dev]'
-	@$(MAKE) --no-print-directory graphviz
+	@$(MAKE) --no-print-directory graphviz chromium
 	touch $@
 
 # The debugger draws graphs with Graphviz's `dot` binary (the HTML views work without it, with a note).
@@ -44,3 +44,12 @@ bench: setup
 
 lint: setup
 	$(VENV)/bin/ruff check minipaddle tests benchmarks
+
+# The browser tests drive Debian's chromium through Playwright (nothing downloads a browser).
+chromium:
+	@if command -v chromium >/dev/null; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get install -y -q chromium >/dev/null 2>&1 || \
+		(apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null) || \
+		echo "note: could not install chromium; the browser tests will say so"; \
+	else echo "note: install chromium (apt-get install chromium) for the browser tests"; fi
