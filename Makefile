@@ -41,6 +41,9 @@ demo: setup
 bench: setup
 	$(PY) benchmarks/op_overhead.py
 	$(PY) benchmarks/startup.py
+	$(PY) benchmarks/train_mlp.py
+	$(PY) benchmarks/train_lenet.py
+	$(PY) benchmarks/instrument_overhead.py
 
 lint: setup
 	$(VENV)/bin/ruff check minipaddle tests benchmarks
