@@ -42,6 +42,7 @@ class Lab:
 
     url: str
     token: str
+    jupyter: Path
     root_dir: Path
     env: dict
     log: Path
@@ -135,7 +136,7 @@ def lab():
     if hasattr(os, "getuid") and os.getuid() == 0:
         cmd.append("--allow-root")  # Jupyter refuses root without it; containers often run as root
     log = base / "jupyter.log"
-    lab = Lab(url=f"http://127.0.0.1:{port}", token=token, root_dir=root, env=env, log=log)
+    lab = Lab(url=f"http://127.0.0.1:{port}", token=token, jupyter=jupyter, root_dir=root, env=env, log=log)
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT,
                                 start_new_session=True)
