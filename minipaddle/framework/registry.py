@@ -223,6 +223,12 @@ def select_kernel(op: OpDef, key: KernelKey) -> Kernel:
     return bucket[0]
 
 
+# Set by the autotuner while kernel tuning is on (framework/autotune.py): kernel_hook(op, key, fn) returns
+# what runs instead of `fn` -- for an op with several kernels, a stand-in that picks one per shape class.
+# It is consulted only when the per-key cache misses, so with autotune off the op path is unchanged.
+kernel_hook: Callable[[OpDef, KernelKey, Callable], Callable] | None = None
+
+
 def kernel_fn(op: OpDef, key: KernelKey) -> Callable:
     """select_kernel's function, cached per key: this is on every op call's path."""
     fn = op._chosen.get(key)
@@ -231,5 +237,7 @@ def kernel_fn(op: OpDef, key: KernelKey) -> Callable:
         resolve = getattr(fn, "resolve", None)
         if resolve is not None:  # a LazyKernel: import its module now, call the function directly after
             fn = resolve()
+        if kernel_hook is not None:
+            fn = kernel_hook(op, key, fn)
         op._chosen[key] = fn
     return fn
