@@ -1,0 +1,258 @@
+"""The Collector: the profiler's subscriber on the event bus, keeping one recording window.
+
+It keeps plain records (no tensors, nothing that holds memory alive):
+
+    ops            every op that ran outside a backward pass: [name, kernel, start, end, phase, layer,
+                   node id, extra]; phase is forward / optimization / dataloader; node id ("n4") counts
+                   forward ops from the window's start, as a trace recorder started with it would name them
+    backward       every grad node that ran: [name, start, end, forward node id, inner ops, forward op index];
+                   inner ops are the ops its backward rule ran (records like `ops`, phase "backward")
+    phase_spans    (phase, name, start, end): backward passes, optimizer steps, batch loads
+    user_events    (name, event type, start, end) from RecordEvent
+    compiles       (function, signature, start, end): numba JIT compilations (numba's "numba:compile" event)
+    steps          (index, start, end, num_samples) of the ProfileSteps in the window
+    memory         with profile_memory: (time, live bytes) after each allocation or free
+
+Times are perf_counter_ns() values; `t0` is the window's start.
+"""
+from __future__ import annotations
+
+import time
+import weakref
+
+import numpy as np
+
+from ..framework import instrument
+from ..framework.autograd.node import AccumulateGrad
+from . import record_event
+
+# Positions in an op record.
+NAME, KERNEL, START, END, PHASE, LAYER, NODE, EXTRA = range(8)
+# Positions in a backward record.
+B_NAME, B_START, B_END, B_FORWARD, B_INNER, B_FORWARD_INDEX = range(6)
+
+
+class Collector:
+    """Subscribe with `start()`, unsubscribe with `stop()`; the records stay readable after."""
+
+    def __init__(self, *, record_shapes: bool = False, profile_memory: bool = False, with_flops: bool = False) -> None:
+        self.record_shapes = record_shapes
+        self.profile_memory = profile_memory
+        self.with_flops = with_flops
+        self.t0 = self.t_end = time.perf_counter_ns()
+        self.ops: list = []
+        self.backward: list = []
+        self.phase_spans: list = []
+        self.user_events: list = []
+        self.compiles: list = []
+        self.steps: list = []
+        self.memory: list = []
+        self.live_bytes = 0
+        self.peak_bytes = 0
+        self.freed_bytes = 0
+        self.errors: list[str] = []
+        self._node_count = 0
+        self._links: dict = {}        # id(grad node) -> (weakref, forward node id, op index)
+        self._inner: list = []        # ops of backward rules, until their backward_step arrives
+        self._depth = 0               # nested backward passes
+        self._backward_start = 0
+        self._phases: list = []       # the phases open now (optimization, dataloader), innermost last
+        self._kernel_names: dict = {}
+        self._buffers: dict = {}      # id(array) -> (weakref, nbytes) of op outputs still alive
+        self._unsubscribe = None
+        self._numba = None
+
+    # ---- subscribing ----------------------------------------------------------------------
+    def start(self) -> None:
+        self.t0 = time.perf_counter_ns()
+        self._unsubscribe = instrument.subscribe(self.on_event)
+        self._numba = _CompileListener.install(self)
+        record_event.active = self
+
+    def stop(self) -> None:
+        if self._unsubscribe is None:
+            return
+        self._unsubscribe()
+        self._unsubscribe = None
+        if self._numba is not None:
+            self._numba.uninstall()
+            self._numba = None
+        if record_event.active is self:
+            record_event.active = None
+        self._buffers.clear()  # their weakrefs go with them: no callbacks after the window
+        self.t_end = time.perf_counter_ns()
+
+    @property
+    def running(self) -> bool:
+        return self._unsubscribe is not None
+
+    # ---- events ---------------------------------------------------------------------------
+    def on_event(self, e: dict) -> None:
+        kind = e["kind"]
+        try:
+            if kind == "op":
+                self._on_op(e)
+            elif kind == "backward_step":
+                self._on_backward_step(e)
+            elif kind == "backward_begin":
+                if self._depth == 0:
+                    self._backward_start = time.perf_counter_ns()
+                self._depth += 1
+            elif kind == "backward_end":
+                self._depth = max(0, self._depth - 1)
+                if self._depth == 0:
+                    self.phase_spans.append(("backward", "Backward", self._backward_start, time.perf_counter_ns()))
+        except Exception as exc:  # a profiler must never break the program it watches
+            if len(self.errors) < 20:
+                self.errors.append(f"{kind}: {type(exc).__name__}: {exc}")
+
+    def _on_op(self, e: dict) -> None:
+        opdef, fn = e["opdef"], e["kernel"]
+        kernel = self._kernel_names.get((opdef.name, fn))
+        if kernel is None:
+            kernel = self._kernel_names[(opdef.name, fn)] = kernel_name(opdef, fn)
+        extra = None
+        if self.record_shapes or self.with_flops or self.profile_memory:
+            extra = self._extra(e)
+        if self._depth:
+            self._inner.append([e["op"], kernel, e["start_ns"], e["end_ns"], "backward", e["layer"], None, extra])
+            return
+        self._node_count += 1
+        nid = f"n{self._node_count}"
+        phase = self._phases[-1] if self._phases else "forward"
+        node = e["grad_node"]
+        if node is not None:
+            self._links[id(node)] = (weakref.ref(node), nid, len(self.ops))
+        self.ops.append([e["op"], kernel, e["start_ns"], e["end_ns"], phase, e["layer"], nid, extra])
+
+    def _on_backward_step(self, e: dict) -> None:
+        node = e["node"]
+        inner, self._inner = self._inner, []
+        if type(node) is AccumulateGrad:
+            name = "accumulate_grad"
+        else:
+            name = f"{node.op.name}_grad"
+        link = self._links.get(id(node))
+        forward_nid = forward_index = None
+        if link is not None and link[0]() is node:
+            forward_nid, forward_index = link[1], link[2]
+        self.backward.append([name, e["start_ns"], e["end_ns"], forward_nid, inner, forward_index])
+
+    def _extra(self, e: dict) -> dict:
+        extra: dict = {}
+        if self.record_shapes:
+            extra["shapes"] = [list(t._data.shape) for t in e["inputs"]]
+        if self.with_flops:
+            flops = op_flops(e["op"], e["inputs"], e["outputs"], e["attrs"])
+            if flops is not None:
+                extra["flops"] = flops
+        if self.profile_memory:
+            extra["bytes"] = self._allocated(e["inputs"], e["outputs"], e["end_ns"])
+        return extra
+
+    # ---- memory ---------------------------------------------------------------------------
+    def _allocated(self, inputs, outputs, now: int) -> int:
+        """Bytes of the new buffers among `outputs` (views of the inputs own none); each is
+        watched so its free shows in the memory counter."""
+        total = 0
+        for t in outputs:
+            data = t._data
+            if id(data) in self._buffers or any(np.may_share_memory(data, t._data) for t in inputs):
+                continue  # a view of an input, or the input itself
+            nbytes = int(data.nbytes)
+            total += nbytes
+            key = id(data)
+            self._buffers[key] = (weakref.ref(data, lambda ref, key=key: self._freed(key, ref)), nbytes)
+        if total:
+            self.live_bytes += total
+            self.peak_bytes = max(self.peak_bytes, self.live_bytes)
+            self.memory.append((now, self.live_bytes))
+        return total
+
+    def _freed(self, key: int, ref) -> None:
+        entry = self._buffers.get(key)
+        if entry is None or entry[0] is not ref:
+            return
+        del self._buffers[key]
+        self.live_bytes -= entry[1]
+        self.freed_bytes += entry[1]
+        self.memory.append((time.perf_counter_ns(), self.live_bytes))
+
+    # ---- spans from hooks.py and RecordEvent ------------------------------------------------
+    def enter_phase(self, phase: str) -> None:
+        self._phases.append(phase)
+
+    def leave_phase(self, phase: str, name: str | None, start: int, end: int) -> None:
+        if self._phases and self._phases[-1] == phase:
+            self._phases.pop()
+        if name is not None:
+            self.phase_spans.append((phase, name, start, end))
+
+    def add_user_event(self, name: str, event_type, start: int, end: int) -> None:
+        self.user_events.append((name, event_type.name, start, end))
+
+    def add_compile(self, function: str, signature: str, start: int, end: int) -> None:
+        self.compiles.append((function, signature, start, end))
+
+
+def kernel_name(opdef, fn) -> str:
+    """The registered name of kernel `fn` of `opdef` ("matmul_blas"), else the function's name."""
+    for bucket in opdef.kernels.values():
+        for k in bucket:
+            if k.fn is fn or getattr(k.fn, "_fn", None) is fn:
+                return k.name
+    return getattr(fn, "__name__", "kernel")
+
+
+def op_flops(op: str, inputs: tuple, outputs: tuple, attrs: dict) -> int | None:
+    """Multiply-adds x 2 of the ops that dominate a model's arithmetic; None for the others."""
+    if not outputs:
+        return None
+    out_numel = int(outputs[0]._data.size)
+    if op in ("matmul", "bmm", "mm"):
+        x = inputs[0]._data
+        if x.ndim == 0:
+            return None
+        k = x.shape[-2] if (attrs.get("transpose_x") and x.ndim >= 2) else x.shape[-1]
+        return 2 * out_numel * int(k)
+    if op == "linear":
+        return 2 * out_numel * int(inputs[0]._data.shape[-1])
+    if op.startswith("conv") and "transpose" not in op and len(inputs) >= 2:
+        weight = inputs[1]._data  # [C_out, C_in / groups, k...]: every output sums over the rest
+        return 2 * out_numel * int(np.prod(weight.shape[1:]))
+    return None
+
+
+class _CompileListener:
+    """numba's "numba:compile" event: a JIT compilation starts or ends (cache loads are not compiles)."""
+
+    def __init__(self, collector: Collector, listener) -> None:
+        self.listener = listener
+        self.collector = collector
+
+    @classmethod
+    def install(cls, collector: Collector):
+        try:
+            from numba.core import event
+        except ImportError:  # numba is a dependency, but the profiler works without it
+            return None
+        starts: list = []
+
+        class Listener(event.Listener):
+            def on_start(self, ev) -> None:
+                starts.append(time.perf_counter_ns())
+
+            def on_end(self, ev) -> None:
+                start = starts.pop() if starts else time.perf_counter_ns()
+                data = ev.data or {}
+                dispatcher = data.get("dispatcher")
+                func = getattr(getattr(dispatcher, "py_func", None), "__qualname__", None) or str(dispatcher)
+                collector.add_compile(func, str(data.get("args", "")), start, time.perf_counter_ns())
+
+        listener = Listener()
+        event.register("numba:compile", listener)
+        return cls(collector, listener)
+
+    def uninstall(self) -> None:
+        from numba.core import event
+        event.unregister("numba:compile", self.listener)

@@ -1,0 +1,80 @@
+"""The `profile` section of the trace document: what the extension's profile view draws.
+
+    doc["profile"] = profile_section(result)
+
+It holds the op table (rows with kernels under them), the Model phases, the ProfileSteps and a
+bounded list of spans for the timeline (lane, name, times, and the op's node id so a click on a
+slice can select the node in the graph view). Times are ns from the window's start. Its shape is
+`$defs/profile` in visualizer/schema/trace.schema.json.
+"""
+from __future__ import annotations
+
+from .collector import B_END, B_FORWARD, B_INNER, B_NAME, B_START, END, EXTRA, KERNEL, LAYER, NAME, NODE, PHASE, \
+    START
+from .summary import Stat, model_stats, operator_stats
+
+MAX_SPANS = 20_000
+_PHASE_LANE = {"forward": "forward", "backward": "backward", "optimization": "optimizer", "dataloader": "dataloader"}
+
+
+def _stat_json(name: str, s: Stat) -> dict:
+    return {"name": name, "calls": s.calls, "total_ns": int(s.total), "avg_ns": int(s.avg), "max_ns": int(s.max),
+            "min_ns": int(s.min)}
+
+
+def profile_section(result, max_spans: int = MAX_SPANS) -> dict:
+    c = result.collector
+    t0 = c.t0
+    ops = []
+    for name, stat in sorted(operator_stats(c, False).items(), key=lambda kv: -kv[1].total):
+        row = _stat_json(name, stat)
+        row["flops"] = int(stat.flops) if result.with_flops and stat.flops else None
+        row["children"] = [_stat_json(n, s) for n, s in sorted(stat.children.items(), key=lambda kv: -kv[1].total)]
+        ops.append(row)
+    spans: list = []
+    total = 0
+
+    def add(lane: str, name: str, cat: str, start: int, end: int, node=None, forward_node=None, layer=None,
+            kernel=None) -> None:
+        nonlocal total
+        total += 1
+        if len(spans) < max_spans:
+            spans.append({"lane": lane, "name": name, "cat": cat, "start_ns": start - t0, "end_ns": end - t0,
+                          "node": node, "forward_node": forward_node, "layer": layer, "kernel": kernel})
+
+    for index, start, end, _ in c.steps:
+        add("python", f"ProfileStep#{index}", "ProfileStep", start, end)
+    for name, kind, start, end in c.user_events:
+        add("python", name, kind, start, end)
+    for phase, name, start, end in c.phase_spans:
+        add(_PHASE_LANE[phase], name, phase.capitalize(), start, end)
+    for fn, _, start, end in c.compiles:
+        add("numba-jit", f"compile {fn}", "NumbaJIT", start, end)
+    for op in c.ops:
+        add(_PHASE_LANE[op[PHASE]], op[NAME], "Operator", op[START], op[END], node=op[NODE], layer=op[LAYER],
+            kernel=op[KERNEL])
+    for b in c.backward:
+        add("backward", b[B_NAME], "Backward", b[B_START], b[B_END], forward_node=b[B_FORWARD])
+        for inner in b[B_INNER]:
+            add("backward", inner[NAME], "OperatorInner", inner[START], inner[END], forward_node=b[B_FORWARD],
+                kernel=inner[KERNEL])
+    memory = None
+    if result.profile_memory:
+        memory = {"peak_bytes": int(c.peak_bytes), "freed_bytes": int(c.freed_bytes),
+                  "allocated_bytes": int(sum((o[EXTRA] or {}).get("bytes", 0) for o in c.ops)
+                                         + sum((i[EXTRA] or {}).get("bytes", 0) for b in c.backward
+                                               for i in b[B_INNER])),
+                  "samples": [[int(t - t0), int(v)] for t, v in c.memory[:max_spans]]}
+    return {
+        "generator": "minipaddle.profiler",
+        "settings": {"record_shapes": result.record_shapes, "profile_memory": result.profile_memory,
+                     "with_flops": result.with_flops},
+        "duration_ns": int(c.t_end - t0),
+        "steps": [{"index": i, "start_ns": s - t0, "end_ns": e - t0, "num_samples": n} for i, s, e, n in c.steps],
+        "phases": [_stat_json(n, s) for n, s in model_stats(c).items()],
+        "ops": ops,
+        "spans": spans,
+        "spans_dropped": total - len(spans),
+        "memory": memory,
+        "errors": list(c.errors),
+    }
