@@ -1,0 +1,351 @@
+"""append_backward and gradients: grad ops built from the same backward rules eager autograd runs.
+
+Walking the forward ops from the loss back to the inputs, each op's rule `op.backward(node, *douts)`
+is *run under the static builder*: `node.x`, `node.out` and the douts are Variables, so every op
+the rule calls appends a grad op -- one set of rules serves both modes. Gradients of a variable
+used twice are summed with `add` ops; broadcast gradients are summed back to the input's shape.
+
+A rule that needs a shape the program does not know yet (a -1 batch dim, e.g. `mean` dividing by
+the element count) cannot be written out symbolically: that op gets one `backward_rule` op
+instead, which runs the very same rule eagerly when the Executor reaches it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import invalid_argument, unimplemented
+from ..registry import get_op
+from . import builder
+from .initializers import STATIC_OPS, static_op
+from .program import Block, Operator, Variable
+
+_NO_INPUT_OPS = ("fill_constant", "assign_value", "uniform_random", "gaussian_random")
+
+
+class _StaticNode:
+    """What a backward rule reads in static mode: saved Variables and attrs, as attributes."""
+
+    def __init__(self, opdef, attrs: dict, saved: dict, edges: list, input_metas: list, out_metas: list) -> None:
+        self.__dict__.update(opdef.attr_defaults)
+        self.__dict__.update(attrs)
+        self.__dict__.update(saved)
+        self.op, self.attrs, self.saved, self.next_edges = opdef, attrs, saved, tuple(edges)
+        self._input_metas, self._out_metas = input_metas, out_metas
+        self.read_unknown_shape = False
+
+    @property
+    def name(self) -> str:
+        return f"{self.op.name}_grad"
+
+    def _metas(self, metas):
+        if any(-1 in shape for shape, _ in metas):
+            self.read_unknown_shape = True
+        return metas
+
+    @property
+    def input_metas(self):
+        return self._metas(self._input_metas)
+
+    @property
+    def out_metas(self):
+        return self._metas(self._out_metas)
+
+
+class _Fallback(Exception):
+    """The rule cannot be written as static ops; run it at run time instead."""
+
+
+def _in_out_names(op: Operator, opdef) -> tuple[list[str], list[str]]:
+    if opdef.variadic:
+        ins = list(op.inputs[opdef.inputs[0]])
+    else:
+        ins = [op.inputs[slot][0] for slot in opdef.inputs]
+    outs = op.output_names()
+    return ins, outs
+
+
+def _relevant_ops(block: Block, target_names: list[str]) -> list[int]:
+    """Indices of the ops the targets depend on, last first."""
+    last = -1
+    for i, op in enumerate(block.ops):
+        if any(n in target_names for n in op.output_names()):
+            last = i
+    need = set(target_names)
+    chosen = []
+    for i in range(last, -1, -1):
+        op = block.ops[i]
+        if any(n in need for n in op.output_names()):
+            chosen.append(i)
+            need.update(op.input_names())
+    return chosen
+
+
+def _total(block: Block, grads: dict, name: str):
+    """The summed gradient of `name` (None when none arrived), adding the contributions once."""
+    parts = grads.get(name)
+    if not parts:
+        return None
+    if len(parts) > 1:
+        from ..ops.elementwise import add
+        total = parts[0]
+        for g in parts[1:]:
+            total = add(total, g)
+        grads[name] = [total]
+    return grads[name][0]
+
+
+def _zeros_like(block: Block, var: Variable) -> Variable:
+    return builder.fill_constant(block, var._data.shape, var._data.dtype, 0.0, like=var)
+
+
+def _sum_to_shape(g: Variable, shape: tuple) -> Variable:
+    """Reduce a broadcast gradient to its input's shape (-1 dims are taken to match)."""
+    from ..ops.reduction import sum as reduce_sum
+    gshape = g._data.shape
+    if gshape == tuple(shape):
+        return g
+    lead = len(gshape) - len(shape)
+    if lead < 0:
+        raise _Fallback
+    if lead:
+        g = reduce_sum(g, axis=list(range(lead)))
+    ones = [i for i, n in enumerate(shape) if n == 1 and g._data.shape[i] != 1]
+    if ones:
+        g = reduce_sum(g, axis=ones, keepdim=True)
+    return g
+
+
+def _emit_symbolic(block: Block, op: Operator, opdef, in_vars, out_vars, douts, edges) -> list:
+    """Run the rule under the builder; raise _Fallback when it cannot be done with known shapes."""
+    saved = {}
+    for key, index in opdef._save_index.items():
+        saved[key] = in_vars[index] if index >= 0 else out_vars[-index - 1]
+    node = _StaticNode(opdef, op.attrs, saved, edges,
+                       [(v._data.shape, v._data.dtype) for v in in_vars],
+                       [(v._data.shape, v._data.dtype) for v in out_vars])
+    douts = [d if d is not None else _zeros_like(block, o) for d, o in zip(douts, out_vars)]
+    result = opdef.backward(node, *douts)
+    if node.read_unknown_shape:
+        raise _Fallback
+    if type(result) is not tuple:
+        result = (result,)
+    grads = []
+    from ..ops.elementwise import cast
+    for pos, var in enumerate(in_vars):
+        g = result[pos] if edges[pos] is not None and pos < len(result) else None
+        if g is not None:
+            g = builder.as_variable(block, g)
+            g = _sum_to_shape(g, var._data.shape)
+            if g._data.dtype != var._data.dtype:
+                g = cast(g, var._data.dtype)
+        grads.append(g)
+    return grads
+
+
+def _emit_runtime_rule(block: Block, op: Operator, opdef, in_vars, out_vars, douts, edges) -> list:
+    """One `backward_rule` op that runs the eager rule when the Executor reaches it."""
+    program = block.program
+    grads, grad_names = [], []
+    for pos, var in enumerate(in_vars):
+        if edges[pos] is None:
+            grads.append(None)
+            grad_names.append("")
+            continue
+        g = block.create_var(program._unique_name(f"{var.name}@GRAD"), var._data.shape, var._data.dtype,
+                             stop_gradient=False)
+        grads.append(g)
+        grad_names.append(g.name)
+    block.append_op("backward_rule",
+                    {"X": [v.name for v in in_vars], "Out": [v.name for v in out_vars],
+                     "OutGrad": [d.name if d is not None else "" for d in douts]},
+                    {"XGrad": grad_names}, {"forward_type": op.type, "forward_attrs": dict(op.attrs)},
+                    source=op.source, role="backward")
+    return grads
+
+
+def _emit_op_grad(block: Block, op: Operator, douts: list, edges: list) -> list:
+    opdef = get_op(op.type)
+    in_names, out_names = _in_out_names(op, opdef)
+    in_vars = [block._find_var_recursive(n) for n in in_names]
+    out_vars = [block._find_var_recursive(n) for n in out_names]
+    n_ops, n_vars = len(block.ops), len(block.vars)
+    try:
+        return _emit_symbolic(block, op, opdef, in_vars, out_vars, douts, edges)
+    except Exception:  # noqa: BLE001 - anything the rule cannot do symbolically runs eagerly at run time
+        block._remove_ops(n_ops)
+        for name in list(block.vars)[n_vars:]:
+            del block.vars[name]
+        return _emit_runtime_rule(block, op, opdef, in_vars, out_vars, douts, edges)
+
+
+def _as_names(api: str, items) -> set:
+    out = set()
+    for item in items or ():
+        if isinstance(item, Variable):
+            out.add(item.name)
+        elif isinstance(item, str):
+            out.add(item)
+        else:
+            raise invalid_argument(api, f"no_grad_set holds a {type(item).__name__}, expected Variables or names.")
+    return out
+
+
+def _run_backward(block: Block, targets: list[Variable], seeds: list, no_grad: set, api: str) -> dict:
+    """Emit grad ops for `targets` (seeded with `seeds`, None = ones); return name -> [grad Variable]."""
+    grads: dict = {}
+    relevant = _relevant_ops(block, [t.name for t in targets])
+    with builder.block_guard(block.program, block), builder.op_role("backward"):
+        for t, seed in zip(targets, seeds):
+            if seed is None:
+                seed = builder.fill_constant(block, t._data.shape, t._data.dtype, 1.0,
+                                             name=block.program._unique_name(f"{t.name}@GRAD"), like=t)
+            grads.setdefault(t.name, []).append(seed)
+        for i in relevant:
+            op = block.ops[i]
+            if not any(n in grads for n in op.output_names()) or op.type in _NO_INPUT_OPS:
+                continue
+            if op.type in STATIC_OPS or op.sub_blocks:
+                raise unimplemented(api, f"op '{op.type}' has no static backward here (control flow, optimizer "
+                                         "and run-time backward_rule ops cannot be differentiated).",
+                                    hint="differentiate the forward program only; double grad works for "
+                                         "symbolic grad ops.")
+            opdef = get_op(op.type)
+            if opdef.backward is None:
+                continue
+            in_names, out_names = _in_out_names(op, opdef)
+            edges = []
+            for pos, n in enumerate(in_names):
+                v = block._find_var_recursive(n)
+                ok = pos in opdef.differentiable_inputs and not v.stop_gradient and n not in no_grad
+                edges.append(True if ok else None)
+            if all(e is None for e in edges):
+                continue
+            douts = [_total(block, grads, n) for n in out_names]
+            for n, g in zip(in_names, _emit_op_grad(block, op, douts, edges)):
+                if g is not None:
+                    grads.setdefault(n, []).append(g)
+    return grads
+
+
+def _named_grad(block: Block, grads: dict, name: str, claimed: set, forward_names: set) -> Variable | None:
+    """The gradient of `name`, named `name@GRAD` (renamed when it is a fresh temp, else assigned)."""
+    with builder.block_guard(block.program, block), builder.op_role("backward"):
+        g = _total(block, grads, name)
+        if g is None:
+            return None
+        wanted = f"{name}@GRAD"
+        if g.name == wanted:
+            return g
+        if g.name in claimed or g.name in forward_names:
+            from ..ops.elementwise import assign
+            g = assign(g)
+        if wanted in block.vars:  # a second append_backward on the same program
+            wanted = block.program._unique_name(wanted)
+        block._rename_var(g.name, wanted)
+        claimed.add(wanted)
+        grads[name] = [g]
+        return g
+
+
+def _target_block(api: str, targets: list) -> Block:
+    for t in targets:
+        if not isinstance(t, Variable):
+            raise invalid_argument(api, f"got a {type(t).__name__}, expected a static Variable.",
+                                   hint="in eager mode use loss.backward() or paddle.grad().")
+    block = targets[0].block
+    if block.idx != 0:
+        raise unimplemented(api, "the target is inside a control-flow sub-block; differentiate a variable of "
+                                 "the global block.")
+    return block
+
+
+def append_backward(loss: Variable, parameter_list=None, no_grad_set=None, callbacks=None,
+                    checkpoints=None, distop_context=None) -> list[tuple[Variable, Variable]]:
+    """Append the grad ops of `loss` to its program; return [(parameter, parameter@GRAD)].
+
+    `parameter_list` (Variables or names) limits which parameters are returned (default: every
+    trainable parameter the loss depends on); nothing flows through `no_grad_set`.
+    """
+    block = _target_block("append_backward", [loss])
+    forward_names = set(block.vars)
+    no_grad = _as_names("append_backward", no_grad_set)
+    grads = _run_backward(block, [loss], [None], no_grad, "append_backward")
+    if parameter_list is None:
+        params = [v for v in block.program.all_parameters() if not v.stop_gradient]
+    else:
+        params = []
+        for p in parameter_list:
+            name = p if isinstance(p, str) else getattr(p, "name", None)
+            params.append(block.var(name))
+    claimed: set = set()
+    out = []
+    for p in params:
+        g = _named_grad(block, grads, p.name, claimed, forward_names)
+        if g is not None:
+            out.append((p, g))
+    return out
+
+
+def gradients(targets, inputs, target_gradients=None, no_grad_set=None) -> list:
+    """Grad Variables of `inputs` (one per input, None where unreachable) for sum(targets * target_gradients)."""
+    targets = list(targets) if isinstance(targets, (list, tuple)) else [targets]
+    inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    block = _target_block("gradients", targets + inputs)
+    if target_gradients is None:
+        seeds = [None] * len(targets)
+    else:
+        seeds = list(target_gradients) if isinstance(target_gradients, (list, tuple)) else [target_gradients]
+        if len(seeds) != len(targets):
+            raise invalid_argument("gradients", f"got {len(seeds)} target_gradients for {len(targets)} targets.")
+    forward_names = set(block.vars)
+    no_grad = _as_names("gradients", no_grad_set)
+    grads = _run_backward(block, targets, seeds, no_grad, "gradients")
+    claimed: set = set()
+    return [_named_grad(block, grads, x.name, claimed, forward_names) for x in inputs]
+
+
+# ---- the run-time rule ------------------------------------------------------------------------
+class _RuntimeNode:
+    """A GradNode stand-in holding concrete Tensors: the eager rule runs on it unchanged."""
+
+    def __init__(self, opdef, attrs, saved, edges, input_metas, out_metas) -> None:
+        self.__dict__.update(opdef.attr_defaults)
+        self.__dict__.update(attrs)
+        self.__dict__.update(saved)
+        self.op, self.attrs, self.saved, self.next_edges = opdef, attrs, saved, tuple(edges)
+        self.input_metas, self.out_metas = input_metas, out_metas
+
+    @property
+    def name(self) -> str:
+        return f"{self.op.name}_grad"
+
+
+@static_op("backward_rule")
+def run_backward_rule(executor, op: Operator, env: dict) -> None:
+    from ..autograd.engine import _sum_to_shape as eager_sum_to_shape
+    from ..tensor import Tensor
+    opdef = get_op(op.attrs["forward_type"])
+    xs = [env[n] for n in op.inputs["X"]]
+    outs = [env[n] for n in op.inputs["Out"]]
+    grad_names = op.outputs["XGrad"]
+    saved = {}
+    for key, index in opdef._save_index.items():
+        saved[key] = Tensor._wrap(xs[index] if index >= 0 else outs[-index - 1])
+    node = _RuntimeNode(opdef, op.attrs["forward_attrs"], saved, [True if n else None for n in grad_names],
+                        [(a.shape, a.dtype) for a in xs], [(a.shape, a.dtype) for a in outs])
+    douts = [Tensor._wrap(env[n] if n else np.zeros(o.shape, o.dtype)) for n, o in zip(op.inputs["OutGrad"], outs)]
+    result = opdef.backward(node, *douts)
+    if type(result) is not tuple:
+        result = (result,)
+    for pos, name in enumerate(grad_names):
+        if not name:
+            continue
+        g = result[pos] if pos < len(result) else None
+        if g is None:
+            env[name] = np.zeros(xs[pos].shape, xs[pos].dtype)
+            continue
+        if g._data.shape != xs[pos].shape:
+            g = eager_sum_to_shape(opdef.name, g, xs[pos].shape)
+        data = g._data
+        env[name] = data if data.dtype == xs[pos].dtype else data.astype(xs[pos].dtype)
+

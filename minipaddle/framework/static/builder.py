@@ -1,0 +1,295 @@
+"""Static mode: while it is on, every op call appends an Operator to a Program instead of running.
+
+`dispatch()` hands each call to `build_op` (its `static_builder` hook). `build_op` runs the op's
+own `infer_meta` on the input Variables' metas -- so a shape or dtype error surfaces while the
+program is built, naming the op and the user's line -- then appends the Operator and returns
+new Variables. Eager Tensors met on the way become Variables: a Parameter (from `nn.Linear` & co.)
+becomes a persistable parameter Variable with an initializer op in the startup program; any
+other Tensor becomes a constant (`fill_constant` / `assign_value`).
+
+    paddle.enable_static()
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [None, 784], "float32")
+        y = paddle.nn.Linear(784, 10)(x)
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import Iterator
+
+import numpy as np
+
+from .. import dispatch as _dispatch
+from ..dtype import convert_dtype, default_float
+from ..errors import MinipaddleError, invalid_argument, precondition_not_met
+from ..registry import OpDef
+from ..tensor import Tensor
+from .program import Block, Program, Variable
+
+_static_mode = False
+_main_program = Program()
+_startup_program = Program()
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_op_role = "forward"  # what build_op stamps on new ops; append_backward / minimize switch it
+
+
+# ---- the mode ---------------------------------------------------------------------------------
+def enable_static() -> None:
+    """`paddle.enable_static()`: from now on op calls build the default main Program."""
+    global _static_mode
+    _static_mode = True
+    _dispatch.static_builder = build_op
+
+
+def disable_static(place=None) -> None:
+    """`paddle.disable_static()`: back to eager (dynamic graph) mode."""
+    global _static_mode
+    _static_mode = False
+    _dispatch.static_builder = None
+
+
+def in_dynamic_mode() -> bool:
+    return not _static_mode
+
+
+def in_static_mode() -> bool:
+    """True while op calls build a Program (static mode on, or inside program_guard)."""
+    return _dispatch.static_builder is not None
+
+
+def default_main_program() -> Program:
+    return _main_program
+
+
+def default_startup_program() -> Program:
+    return _startup_program
+
+
+@contextlib.contextmanager
+def program_guard(main_program: Program, startup_program: Program | None = None) -> Iterator[None]:
+    """Build into `main_program` (parameters' initializers into `startup_program`) inside the block."""
+    global _main_program, _startup_program
+    if not isinstance(main_program, Program):
+        raise invalid_argument("program_guard", f"main_program must be a static.Program, got "
+                                                f"{type(main_program).__name__}.")
+    if startup_program is not None and not isinstance(startup_program, Program):
+        raise invalid_argument("program_guard", f"startup_program must be a static.Program, got "
+                                                f"{type(startup_program).__name__}.")
+    prev = (_main_program, _startup_program, _dispatch.static_builder)
+    _main_program = main_program
+    if startup_program is not None:
+        _startup_program = startup_program
+    _dispatch.static_builder = build_op
+    try:
+        yield
+    finally:
+        _main_program, _startup_program, _dispatch.static_builder = prev
+
+
+@contextlib.contextmanager
+def eager_guard() -> Iterator[None]:
+    """Run ops eagerly inside (the Executor runs kernels and eager backward rules this way)."""
+    prev = _dispatch.static_builder
+    _dispatch.static_builder = None
+    try:
+        yield
+    finally:
+        _dispatch.static_builder = prev
+
+
+@contextlib.contextmanager
+def op_role(role: str) -> Iterator[None]:
+    global _op_role
+    prev, _op_role = _op_role, role
+    try:
+        yield
+    finally:
+        _op_role = prev
+
+
+@contextlib.contextmanager
+def block_guard(program: Program, block: Block) -> Iterator[None]:
+    """Build into `block` of `program` (append_backward into the loss's block, cond into sub-blocks)."""
+    global _main_program
+    prev = (_main_program, program.current_block_idx, _dispatch.static_builder)
+    _main_program = program
+    program.current_block_idx = block.idx
+    _dispatch.static_builder = build_op
+    try:
+        yield
+    finally:
+        _main_program, idx, _dispatch.static_builder = prev
+        program.current_block_idx = idx
+
+
+# ---- where the user is --------------------------------------------------------------------
+def user_source() -> str | None:
+    """`file:line` of the innermost caller outside minipaddle: the line that built the op."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = frame.f_code.co_filename
+        if not os.path.abspath(path).startswith(_PACKAGE_DIR + os.sep):
+            return f"{path}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None
+
+
+def _with_source(error: MinipaddleError, op_name: str, source: str | None) -> MinipaddleError:
+    where = f" (building static op '{op_name}'" + (f" at {source})" if source else ")")
+    new = type(error)(str(error) + where)
+    new.source = source
+    return new
+
+
+# ---- the dispatch hook ------------------------------------------------------------------------
+def build_op(op: OpDef, inputs: tuple, attrs: dict):
+    """dispatch's static path: check with infer_meta, append the Operator, return its output Variables."""
+    program = _main_program
+    block = program.current_block()
+    in_vars = [as_variable(block, t) for t in inputs]
+    metas = [v._data for v in in_vars]
+    try:
+        out_metas = op.infer_meta(*metas, **attrs) if attrs else op.infer_meta(*metas)
+    except MinipaddleError as e:
+        raise _with_source(e, op.name, user_source()) from None
+    single = hasattr(out_metas, "shape")
+    out_metas = (out_metas,) if single else tuple(out_metas)
+    needs_grad = op.backward is not None and any(
+        not v.stop_gradient for i, v in enumerate(in_vars) if i in op.differentiable_inputs)
+    outs = []
+    for m in out_metas:
+        dtype = np.dtype(m.dtype)
+        outs.append(block.create_var(program._unique_name(op.name), m.shape, dtype,
+                                     stop_gradient=not (needs_grad and dtype.kind == "f")))
+    if op.variadic:
+        in_slots = {op.inputs[0]: [v.name for v in in_vars]}
+    else:
+        in_slots = {slot: [v.name] for slot, v in zip(op.inputs, in_vars)}
+    out_names = op.outputs if len(op.outputs) == len(outs) else tuple(f"out{i}" for i in range(len(outs)))
+    block.append_op(op.name, in_slots, {slot: [v.name] for slot, v in zip(out_names, outs)}, attrs,
+                    source=user_source(), role=_op_role)
+    return outs[0] if single else tuple(outs)
+
+
+def as_variable(block: Block, value) -> Variable:
+    """An op input as a Variable of `block`'s program: Variables pass, Parameters and constants are lifted."""
+    if isinstance(value, Variable):
+        if value.block.program is not block.program:
+            raise invalid_argument("static", f"Variable '{value.name}' belongs to another Program.",
+                                   hint="build every op of one model inside the same program_guard.")
+        return value
+    if not isinstance(value, Tensor):
+        raise invalid_argument("static", f"an op input got {type(value).__name__}, expected a Variable or Tensor.")
+    from ..parameter import Parameter
+    if isinstance(value, Parameter):
+        return lift_parameter(block.program, value)
+    return constant(block, value._data)
+
+
+def lift_parameter(program: Program, param) -> Variable:
+    """An eager Parameter (made by nn.Linear & co.) as a parameter Variable of `program`; its current
+    values become an `assign_value` initializer op in the startup program."""
+    gb = program.global_block()
+    var = gb.vars.get(param.name)
+    if var is not None:
+        return var
+    data = param._data
+    var = gb.create_parameter(param.name, data.shape, data.dtype, trainable=not param.stop_gradient)
+    var.optimize_attr = dict(getattr(param, "optimize_attr", {"learning_rate": 1.0}))
+    var.regularizer = getattr(param, "regularizer", None)
+    var.need_clip = getattr(param, "need_clip", True)
+    startup = _startup_program
+    sb = startup.global_block()
+    if param.name not in sb.vars:
+        sb.create_var(param.name, data.shape, data.dtype, persistable=True)
+        with op_role("startup"):
+            constant(sb, data, name=param.name, declared=True)
+    return var
+
+
+def constant(block: Block, data: np.ndarray, name: str | None = None, declared: bool = False) -> Variable:
+    """A constant Variable: `fill_constant` when every element is equal, else `assign_value`
+    (`declared`: the variable `name` exists already, only the op is added)."""
+    data = np.asarray(data)
+    program = block.program
+    if declared:
+        var = block.vars[name]
+    else:
+        var = block.create_var(name or program._unique_name("constant"), data.shape, data.dtype)
+    if data.size == 0 or np.all(data == data.flat[0]):
+        value = data.flat[0].item() if data.size else 0
+        block.append_op("fill_constant", {}, {"out": [var.name]},
+                        {"shape": tuple(data.shape), "dtype": data.dtype, "value": value}, role=_op_role)
+    else:
+        block.append_op("assign_value", {}, {"out": [var.name]},
+                        {"shape": tuple(data.shape), "dtype": data.dtype, "values": np.array(data, copy=True)},
+                        role=_op_role)
+    return var
+
+
+def fill_constant(block: Block, shape, dtype, value, name: str | None = None,
+                  like: Variable | None = None) -> Variable:
+    """A Variable of `shape` filled with `value`; -1 dims take their size from `like` at run time."""
+    var = block.create_var(name or block.program._unique_name("fill_constant"), shape, dtype)
+    inputs = {"like": [like.name]} if like is not None and -1 in tuple(shape) else {}
+    block.append_op("fill_constant", inputs, {"out": [var.name]},
+                    {"shape": tuple(shape), "dtype": np.dtype(dtype), "value": value}, role=_op_role)
+    return var
+
+
+# ---- feeding data -------------------------------------------------------------------------
+def data(name: str, shape, dtype=None, lod_level: int = 0) -> Variable:
+    """`paddle.static.data("x", [None, 784], "float32")`: a Variable the Executor feeds (None/-1: any size)."""
+    if not in_static_mode():
+        raise precondition_not_met("static.data", "static.data is only for static mode.",
+                                   hint="call paddle.enable_static() first, or use paddle.to_tensor in eager mode.")
+    if not isinstance(name, str) or not name:
+        raise invalid_argument("static.data", f"name must be a non-empty str, got {name!r}.")
+    if isinstance(shape, int):
+        shape = [shape]
+    try:
+        dims = [-1 if d is None else int(d) for d in shape]
+    except (TypeError, ValueError):
+        raise invalid_argument("static.data", f"shape must be a list of ints or None, got {shape!r}.") from None
+    if any(d < -1 for d in dims):
+        raise invalid_argument("static.data", f"shape {list(shape)} has a negative dim other than -1.")
+    np_dtype = default_float() if dtype is None else convert_dtype(dtype)
+    gb = _main_program.global_block()
+    if name in gb.vars:
+        raise invalid_argument("static.data", f"the program already has a variable named {name!r}.")
+    return gb.create_var(name, dims, np_dtype, stop_gradient=True, is_data=True)
+
+
+def create_parameter(shape, dtype=None, name: str | None = None, attr=None, is_bias: bool = False,
+                     default_initializer=None) -> Variable:
+    """A parameter Variable in the main program with its initializer op in the startup program.
+
+    (Paddle's static `create_parameter`; nn layers reach the same result through `lift_parameter`.)
+    """
+    from ..parameter import ParamAttr, unique_name
+    from .initializers import initializer_op
+    attr = ParamAttr._to_attr(attr)
+    if attr is None:
+        raise invalid_argument("create_parameter", "attr=False means 'no parameter', which cannot be created.")
+    shape = tuple(int(s) for s in shape)
+    np_dtype = default_float() if dtype is None else convert_dtype(dtype)
+    name = attr.name or name or unique_name("create_parameter")
+    gb = _main_program.global_block()
+    if name in gb.vars:
+        raise invalid_argument("create_parameter", f"the program already has a variable named {name!r}.")
+    var = gb.create_parameter(name, shape, np_dtype, trainable=attr.trainable)
+    var.optimize_attr = {"learning_rate": attr.learning_rate}
+    var.regularizer = attr.regularizer
+    var.need_clip = attr.need_clip
+    init = attr.initializer or default_initializer
+    if init is None:
+        from ...nn import initializer as I
+        init = I.Constant(0.0) if is_bias else I.XavierUniform()
+    sb = _startup_program.global_block()
+    sb.create_var(name, shape, np_dtype, persistable=True)
+    op_type, attrs = initializer_op(init, shape, np_dtype)
+    sb.append_op(op_type, {}, {"out": [name]}, attrs, role="startup")
+    return var

@@ -1,0 +1,320 @@
+"""Executor and Scope: run a Program's ops with the same kernels eager mode uses.
+
+A `Scope` holds values by variable name (parameters and optimizer state live there between
+runs). `Executor.run(program, feed, fetch_list)` checks the feeds, then walks the block's ops in
+order: a registry op runs its `infer_meta` and the kernel `registry.kernel_fn` picks, exactly as
+`dispatch` does in eager mode; ops with no kernel key (initializers, control flow, optimizer
+updates, backward rules run at run time) go through the `STATIC_OPS` table.
+
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    exe.run(startup)                                            # initialize the parameters
+    loss_value, = exe.run(main, feed={"x": xs, "y": ys}, fetch_list=[loss])
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..autograd import mode
+from ..errors import MinipaddleError, invalid_argument, not_found, precondition_not_met
+from ..registry import KernelKey, get_op, kernel_fn
+from ..tensor import Tensor
+from .builder import default_main_program, eager_guard
+from .initializers import STATIC_OPS
+from .program import Block, Program, Variable
+
+
+class ScopeTensor:
+    """What `scope.var(name).get_tensor()` returns: Paddle's LoDTensor, reduced to set/array."""
+
+    def __init__(self, scope: "Scope", name: str) -> None:
+        self._scope, self._name = scope, name
+
+    def set(self, value, place=None) -> None:
+        self._scope._vars[self._name] = np.array(value._data if isinstance(value, Tensor) else value)
+
+    def __array__(self, dtype=None, copy=None):
+        value = self._scope._vars.get(self._name)
+        if value is None:
+            raise not_found("Scope", f"variable {self._name!r} has no value yet.")
+        return value if dtype is None else value.astype(dtype)
+
+    def shape(self) -> list[int]:
+        return list(np.asarray(self).shape)
+
+
+class ScopeVar:
+    def __init__(self, scope: "Scope", name: str) -> None:
+        self._tensor = ScopeTensor(scope, name)
+
+    def get_tensor(self) -> ScopeTensor:
+        return self._tensor
+
+
+class Scope:
+    """Values by variable name; a child scope (`new_scope()`) sees its parent's values."""
+
+    def __init__(self, parent: "Scope | None" = None) -> None:
+        self._vars: dict[str, np.ndarray] = {}
+        self._parent = parent
+
+    def var(self, name: str) -> ScopeVar:
+        self._vars.setdefault(name, None)
+        return ScopeVar(self, name)
+
+    def find_var(self, name: str) -> ScopeVar | None:
+        scope: Scope | None = self
+        while scope is not None:
+            if scope._vars.get(name) is not None:
+                return ScopeVar(scope, name)
+            scope = scope._parent
+        return None
+
+    def new_scope(self) -> "Scope":
+        return Scope(self)
+
+    def values(self) -> dict[str, np.ndarray]:
+        """Every value this scope sees (parents first, then its own)."""
+        out = {} if self._parent is None else self._parent.values()
+        out.update({k: v for k, v in self._vars.items() if v is not None})
+        return out
+
+    def _set(self, name: str, value: np.ndarray) -> None:
+        scope: Scope | None = self
+        while scope is not None:  # a value the parent holds is updated there
+            if name in scope._vars:
+                scope._vars[name] = value
+                return
+            scope = scope._parent
+        self._vars[name] = value
+
+    def local_var_names(self) -> list[str]:
+        return [k for k, v in self._vars.items() if v is not None]
+
+
+_global_scope = Scope()
+
+
+def global_scope() -> Scope:
+    return _global_scope
+
+
+class scope_guard:  # noqa: N801 - Paddle's name
+    """`with paddle.static.scope_guard(scope):` makes `scope` the global scope inside."""
+
+    def __init__(self, scope: Scope) -> None:
+        self._scope = scope
+
+    def __enter__(self) -> None:
+        global _global_scope
+        self._prev, _global_scope = _global_scope, self._scope
+
+    def __exit__(self, *exc) -> None:
+        global _global_scope
+        _global_scope = self._prev
+
+
+# ---- plans: a block's ops turned into what the run loop needs --------------------------------
+class _Step:
+    __slots__ = ("op", "opdef", "ins", "outs", "attrs", "handler", "dtype_of")
+
+    def __init__(self, op, opdef, ins, outs, attrs, handler) -> None:
+        self.op, self.opdef, self.ins, self.outs, self.attrs, self.handler = op, opdef, ins, outs, attrs, handler
+
+
+def _plan(block: Block) -> tuple[list[_Step], list[str]]:
+    """The steps of a block and the names it reads before writing them (its external inputs)."""
+    steps, written, external = [], set(), []
+    for op in block.ops:
+        for n in op.input_names():
+            if n not in written and n not in external:
+                external.append(n)
+        for n in _sub_block_reads(block.program, op):
+            if n not in written and n not in external:
+                external.append(n)
+        handler = STATIC_OPS.get(op.type)
+        if handler is not None:
+            steps.append(_Step(op, None, None, None, op.attrs, handler))
+        else:
+            opdef = get_op(op.type)
+            if opdef.variadic:
+                ins = tuple(op.inputs[opdef.inputs[0]])
+            else:
+                ins = tuple(op.inputs[slot][0] for slot in opdef.inputs)
+            outs = tuple(op.output_names())
+            steps.append(_Step(op, opdef, ins, outs, op.attrs, None))
+        written.update(op.output_names())
+    return steps, external
+
+
+def _sub_block_reads(program: Program, op) -> list[str]:
+    names = []
+    for idx in op.sub_blocks:
+        block = program.blocks[idx]
+        own = set(block.vars)
+        for sub in block.ops:
+            names += [n for n in sub.input_names() if n not in own]
+            names += [n for n in _sub_block_reads(program, sub) if n not in own]
+    return names
+
+
+class Executor:
+    """Runs Programs on a place (the CPU here), keeping values in a Scope."""
+
+    def __init__(self, place=None) -> None:
+        self.place = place
+        self._plans: dict = {}
+
+    def close(self) -> None:
+        self._plans.clear()
+
+    def run(self, program: Program | None = None, feed: dict | None = None, fetch_list=None,
+            feed_var_name: str = "feed", fetch_var_name: str = "fetch", scope: Scope | None = None,
+            return_numpy: bool = True, use_program_cache: bool = False) -> list:
+        """Feed `feed` ({name: array}), run every op of `program`, return the `fetch_list` values."""
+        program = default_main_program() if program is None else program
+        if not isinstance(program, Program):
+            raise invalid_argument("Executor.run", f"program must be a static.Program, got {type(program).__name__}.",
+                                   hint="a CompiledProgram is not needed here: pass the Program itself.")
+        scope = global_scope() if scope is None else scope
+        fetch_names = self._fetch_names(program, fetch_list)
+        env = scope.values()
+        env.update(self._check_feed(program, feed or {}))
+        for opt, lr_name in program._lr_sources:  # the optimizer's current lr (a scheduler may have stepped)
+            env[lr_name] = np.array(opt.get_lr(), dtype=np.float64)
+            scope._set(lr_name, env[lr_name])
+        self.run_block(program.global_block(), env, check_inputs=True)
+        gb = program.global_block()
+        for name, value in env.items():
+            v = gb.vars.get(name)
+            if v is not None and v.persistable:
+                scope._set(name, value)
+        out = []
+        for name in fetch_names:
+            if name not in env:
+                raise not_found("Executor.run", f"fetch variable {name!r} was not computed by the program.")
+            value = env[name]
+            out.append(value if return_numpy else Tensor._wrap(value))
+        return out
+
+    # ---- checks -------------------------------------------------------------------------------
+    @staticmethod
+    def _fetch_names(program: Program, fetch_list) -> list[str]:
+        if fetch_list is None:
+            return []
+        if isinstance(fetch_list, (str, Variable)):
+            fetch_list = [fetch_list]
+        names = []
+        for item in fetch_list:
+            name = item.name if isinstance(item, Variable) else item
+            if not isinstance(name, str):
+                raise invalid_argument("Executor.run", f"fetch_list holds a {type(item).__name__}, expected "
+                                                       "Variables or variable names.")
+            if program.global_block()._find_var_recursive(name) is None:
+                raise not_found("Executor.run", f"fetch variable {name!r} is not in the program.",
+                                hint="fetch a Variable the program built, or its .name.")
+            names.append(name)
+        return names
+
+    @staticmethod
+    def _check_feed(program: Program, feed: dict) -> dict:
+        if not isinstance(feed, dict):
+            raise invalid_argument("Executor.run", f"feed must be a dict {{name: array}}, got {type(feed).__name__}.")
+        gb = program.global_block()
+        out = {}
+        for name, value in feed.items():
+            name = name.name if isinstance(name, Variable) else name
+            var = gb.vars.get(name)
+            if var is None:
+                data_names = [v.name for v in gb.vars.values() if v.is_data]
+                raise not_found("Executor.run", f"feed variable {name!r} is not in the program.",
+                                hint=f"the program's data variables: {data_names}.")
+            array = value._data if isinstance(value, Tensor) else np.asarray(value)
+            want = var._data
+            if array.dtype != want.dtype:
+                raise invalid_argument("Executor.run", f"feed '{name}' has dtype {array.dtype}, expected {want.dtype}.",
+                                       hint=f"feed array.astype('{want.dtype}').")
+            if len(array.shape) != len(want.shape) or any(
+                    d != -1 and d != a for d, a in zip(want.shape, array.shape)):
+                raise invalid_argument("Executor.run", f"feed '{name}' has shape {list(array.shape)}, expected "
+                                                       f"{list(want.shape)} (-1: any size).")
+            out[name] = array
+        return out
+
+    # ---- running ops --------------------------------------------------------------------------
+    def plan(self, block: Block):
+        key = (id(block.program), block.idx)
+        entry = self._plans.get(key)
+        if entry is None or entry[0] is not block.program or entry[1] != block.program._version:
+            steps, external = _plan(block)
+            entry = (block.program, block.program._version, steps, external)
+            self._plans[key] = entry
+        return entry[2], entry[3]
+
+    def run_block(self, block: Block, env: dict, check_inputs: bool = False) -> dict:
+        """Run `block`'s ops reading and writing `env` (name -> array)."""
+        steps, external = self.plan(block)
+        if check_inputs:
+            self._check_inputs(block, external, env)
+        prev_grad = mode.grad_enabled
+        mode.grad_enabled = False
+        try:
+            with eager_guard():
+                for step in steps:
+                    if step.handler is not None:
+                        step.handler(self, step.op, env)
+                    else:
+                        _run_kernel(step, env)
+        except MinipaddleError as e:
+            raise _located(e, step.op) from None
+        except KeyError as e:
+            raise precondition_not_met("Executor.run", f"op '{step.op.type}' reads variable {e.args[0]!r}, "
+                                                       "which has no value.") from None
+        finally:
+            mode.grad_enabled = prev_grad
+        return env
+
+    @staticmethod
+    def _check_inputs(block: Block, external: list[str], env: dict) -> None:
+        for name in external:
+            if name in env:
+                continue
+            var = block._find_var_recursive(name)
+            if var is not None and var.is_data:
+                raise invalid_argument("Executor.run", f"data variable '{name}' was not fed.",
+                                       hint=f"pass feed={{'{name}': array}} to Executor.run.")
+            if var is not None and var.persistable:
+                raise precondition_not_met("Executor.run", f"persistable variable '{name}' has no value in the scope.",
+                                           hint="run the startup program first: exe.run(startup_program).")
+            raise precondition_not_met("Executor.run", f"variable '{name}' is read before any op writes it.")
+
+
+def _run_kernel(step: _Step, env: dict) -> None:
+    arrays = [env[n] for n in step.ins]
+    opdef, attrs = step.opdef, step.attrs
+    metas = opdef.infer_meta(*arrays, **attrs)
+    first = arrays[opdef.kernel_input]
+    fn = opdef._chosen.get(("cpu", first.dtype))
+    if fn is None:
+        fn = kernel_fn(opdef, KernelKey("cpu", first.dtype))
+    result = fn(*arrays, **attrs)
+    if type(result) is not tuple:
+        env[step.outs[0]] = result if type(result) is np.ndarray else np.asarray(result, dtype=metas.dtype)
+    else:
+        for name, r, m in zip(step.outs, result, metas):
+            env[name] = r if type(r) is np.ndarray else np.asarray(r, dtype=m.dtype)
+
+
+def _located(error: MinipaddleError, op) -> MinipaddleError:
+    where = f" (running static op '{op.type}'" + (f" built at {op.source})" if op.source else ")")
+    if where in str(error):
+        return error
+    return type(error)(str(error) + where)
+
+
+def run_sub_block(executor: Executor, program: Program, idx: int, env: dict, bindings: dict[str, Any]) -> dict:
+    """Run sub-block `idx` on a copy of `env` with `bindings` added; returns that copy."""
+    local = dict(env)
+    local.update(bindings)
+    return executor.run_block(program.blocks[idx], local)

@@ -1,0 +1,103 @@
+"""Ops that make values from nothing: fill_constant, assign_value, uniform_random, gaussian_random.
+
+They fill parameters in the startup program and constants in the main program. They have no
+inputs (so no kernel key to pick a registry kernel by); the Executor runs them through the
+`STATIC_OPS` table, as it runs control flow. `initializer_op` turns an `nn.initializer` object
+into one of these ops, as Paddle's initializers append ops to the startup program.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..creation import generator
+from ..errors import invalid_argument
+
+# op type -> handler(executor, op, env) that writes the op's outputs into env
+STATIC_OPS: dict = {}
+
+
+def static_op(name: str):
+    def register(fn):
+        STATIC_OPS[name] = fn
+        return fn
+    return register
+
+
+def _shape(op, env) -> tuple:
+    """The attr shape; -1 dims come from the `like` input when the op has one."""
+    shape = tuple(op.attrs["shape"])
+    if -1 in shape:
+        like = op.inputs.get("like")
+        if not like:
+            raise invalid_argument(op.type, f"shape {list(shape)} has an unknown (-1) dim and no 'like' input.")
+        ref = env[like[0]].shape
+        shape = tuple(r if d == -1 else d for d, r in zip(shape, ref))
+    return shape
+
+
+def _rng(op):
+    seed = op.attrs.get("seed", 0)
+    return np.random.default_rng(seed) if seed else generator()
+
+
+@static_op("fill_constant")
+def run_fill_constant(executor, op, env) -> None:
+    env[op.outputs["out"][0]] = np.full(_shape(op, env), op.attrs["value"], np.dtype(op.attrs["dtype"]))
+
+
+@static_op("assign_value")
+def run_assign_value(executor, op, env) -> None:
+    values = np.asarray(op.attrs["values"], dtype=np.dtype(op.attrs["dtype"]))
+    env[op.outputs["out"][0]] = values.reshape(op.attrs["shape"]).copy()
+
+
+@static_op("uniform_random")
+def run_uniform_random(executor, op, env) -> None:
+    a = op.attrs
+    values = _rng(op).uniform(a["min"], a["max"], size=_shape(op, env))
+    env[op.outputs["out"][0]] = values.astype(np.dtype(a["dtype"]))
+
+
+@static_op("gaussian_random")
+def run_gaussian_random(executor, op, env) -> None:
+    a = op.attrs
+    values = _rng(op).normal(a["mean"], a["std"], size=_shape(op, env))
+    env[op.outputs["out"][0]] = values.astype(np.dtype(a["dtype"]))
+
+
+def initializer_op(init, shape: tuple, dtype: np.dtype) -> tuple[str, dict]:
+    """(op type, attrs) of the startup op that does what initializer `init` does to a new parameter.
+
+    Constant -> fill_constant; Uniform, XavierUniform, KaimingUniform -> uniform_random; Normal,
+    XavierNormal, KaimingNormal -> gaussian_random; anything else (TruncatedNormal, Assign, a
+    user's own) is drawn once now and stored by assign_value.
+    """
+    from ...nn import initializer as I
+    base = {"shape": tuple(shape), "dtype": np.dtype(dtype), "seed": 0}
+    fan_in, fan_out = I._fans(tuple(shape))
+    kind = type(init)
+    if kind is I.Constant:
+        return "fill_constant", {"shape": tuple(shape), "dtype": np.dtype(dtype), "value": float(init.value)}
+    if kind is I.Uniform:
+        return "uniform_random", base | {"min": float(init.low), "max": float(init.high)}
+    if kind is I.Normal:
+        return "gaussian_random", base | {"mean": float(init.mean), "std": float(init.std)}
+    if kind is I.XavierUniform:
+        limit = init.gain * math.sqrt(6.0 / ((init.fan_in or fan_in) + (init.fan_out or fan_out)))
+        return "uniform_random", base | {"min": -limit, "max": limit}
+    if kind is I.XavierNormal:
+        std = init.gain * math.sqrt(2.0 / ((init.fan_in or fan_in) + (init.fan_out or fan_out)))
+        return "gaussian_random", base | {"mean": 0.0, "std": std}
+    if kind in (I.KaimingUniform, I.KaimingNormal):
+        gain = I.calculate_gain(init.nonlinearity, init.negative_slope)
+        fi = init.fan_in or fan_in
+        if kind is I.KaimingUniform:
+            limit = gain * math.sqrt(3.0 / fi)
+            return "uniform_random", base | {"min": -limit, "max": limit}
+        return "gaussian_random", base | {"mean": 0.0, "std": gain / math.sqrt(fi)}
+    from ..parameter import Parameter
+    holder = Parameter(np.zeros(shape, dtype), name="initializer_scratch")
+    init(holder)
+    return "assign_value", {"shape": tuple(shape), "dtype": np.dtype(dtype), "values": holder._data}
