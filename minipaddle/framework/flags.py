@@ -1,0 +1,110 @@
+"""paddle.set_flags / paddle.get_flags: named global switches, as Paddle's FLAGS_* (gflags).
+
+    paddle.set_flags({"FLAGS_check_nan_inf": True})     # check every op's outputs for NaN/Inf
+    paddle.get_flags("FLAGS_check_nan_inf")             # {'FLAGS_check_nan_inf': True}
+
+A flag is declared once with `define_flag(name, default, doc, on_change)`; `on_change(value)` runs
+when set_flags changes it, so a flag can switch a feature on (the NaN/Inf checker) instead of being
+polled on a hot path.
+
+Flags defined here:
+    FLAGS_check_nan_inf        bool  check op outputs, gradients and updated parameters for NaN/Inf
+                                     (minipaddle.amp.debugging does the checking)
+    FLAGS_check_nan_inf_level  int   what the check does, Paddle's levels (= DebugMode values):
+                                     0 abort at the first NaN/Inf, 1 report NaN/Inf and go on,
+                                     2 also report float32 values outside float16's range, 3 report all
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .errors import invalid_argument
+
+__all__ = ["define_flag", "get_flags", "set_flags"]
+
+
+@dataclass
+class Flag:
+    name: str
+    default: Any
+    doc: str
+    on_change: Callable[[Any], None] | None = None
+    choices: tuple | None = None
+    value: Any = None
+
+
+_FLAGS: dict[str, Flag] = {}
+
+
+def define_flag(name: str, default: Any, doc: str, on_change: Callable[[Any], None] | None = None,
+                choices: tuple | None = None) -> None:
+    """Declare flag `name` (its type is the default's type; `choices` limits its values)."""
+    _FLAGS[name] = Flag(name, default, doc, on_change, choices, default)
+
+
+def set_flags(flags: dict) -> None:
+    """Set flags from a {name: value} dict; values are converted to the flag's type (bool, int, ...)."""
+    if not isinstance(flags, dict):
+        raise invalid_argument("set_flags", f"flags got {type(flags).__name__}, expected a dict "
+                                            "{'FLAGS_name': value}.")
+    converted = {_flag(name).name: _convert(_flag(name), value) for name, value in flags.items()}
+    for name, value in converted.items():  # every value checked before any is set
+        flag = _FLAGS[name]
+        changed = value != flag.value
+        flag.value = value
+        if changed and flag.on_change is not None:
+            flag.on_change(value)
+
+
+def get_flags(flags: str | list | tuple) -> dict:
+    """{name: value} for one flag name or a list of them."""
+    names = [flags] if isinstance(flags, str) else flags
+    if not isinstance(names, (list, tuple)):
+        raise invalid_argument("get_flags", f"flags got {type(flags).__name__}, expected a flag name or a list "
+                                            "of names.")
+    return {name: _flag(name).value for name in names}
+
+
+def _flag(name) -> Flag:
+    flag = _FLAGS.get(name) if isinstance(name, str) else None
+    if flag is None:
+        raise invalid_argument("set_flags", f"unknown flag {name!r}; expected one of {sorted(_FLAGS)}.")
+    return flag
+
+
+def _convert(flag: Flag, value):
+    value = _convert_type(flag, value)
+    if flag.choices is not None and value not in flag.choices:
+        raise invalid_argument("set_flags", f"{flag.name} got {value!r}, expected one of {list(flag.choices)}.",
+                               hint=flag.doc)
+    return value
+
+
+def _convert_type(flag: Flag, value):
+    kind = type(flag.default)
+    if kind is bool and isinstance(value, (bool, int)) and value in (0, 1):
+        return bool(value)  # Paddle's examples pass 1 / 0 for boolean flags
+    if kind is int and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if kind not in (bool, int) and isinstance(value, kind):
+        return value
+    raise invalid_argument("set_flags", f"{flag.name} got {value!r}, expected a {kind.__name__}.",
+                           hint=flag.doc)
+
+
+def _check_nan_inf_changed(value) -> None:
+    from ..amp import debugging  # the checker lives with Paddle's TensorCheckerConfig
+    debugging._flags_changed()
+
+
+def _check_level_changed(value) -> None:
+    if _FLAGS["FLAGS_check_nan_inf"].value:
+        _check_nan_inf_changed(value)
+
+
+define_flag("FLAGS_check_nan_inf", False, "check op outputs, gradients and updates for NaN/Inf (True/False)",
+            _check_nan_inf_changed)
+define_flag("FLAGS_check_nan_inf_level", 0, "0 abort at the first NaN/Inf, 1 report and go on, 2 also report "
+                                            "float16 overflow, 3 report every tensor",
+            _check_level_changed, choices=(0, 1, 2, 3))
