@@ -21,6 +21,7 @@ from typing import Callable
 from ..framework.errors import invalid_argument
 from .collector import B_END, B_FORWARD, B_FORWARD_INDEX, B_INNER, B_NAME, B_START, END, EXTRA, KERNEL, LAYER, \
     NAME, NODE, PHASE, START
+from .summary import forward_segments
 
 __all__ = ["chrome_trace", "export_chrome_tracing", "LANES"]
 
@@ -56,6 +57,8 @@ def chrome_trace(result) -> dict:
         span(name, kind, "python", start, end)
     for phase, name, start, end in c.phase_spans:
         span(name, phase.capitalize(), _PHASE_LANE[phase], start, end)
+    for start, end in forward_segments(c):
+        span("Forward", "Forward", "forward", start, end)
     for fn, signature, start, end in c.compiles:
         span(f"compile {fn}", "NumbaJIT", "numba-jit", start, end, {"signature": signature})
     for op in c.ops:

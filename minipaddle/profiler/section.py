@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .collector import B_END, B_FORWARD, B_INNER, B_NAME, B_START, END, EXTRA, KERNEL, LAYER, NAME, NODE, PHASE, \
     START
-from .summary import Stat, model_stats, operator_stats
+from .summary import Stat, forward_segments, model_stats, operator_stats
 
 MAX_SPANS = 20_000
 _PHASE_LANE = {"forward": "forward", "backward": "backward", "optimization": "optimizer", "dataloader": "dataloader"}
@@ -48,6 +48,8 @@ def profile_section(result, max_spans: int = MAX_SPANS) -> dict:
         add("python", name, kind, start, end)
     for phase, name, start, end in c.phase_spans:
         add(_PHASE_LANE[phase], name, phase.capitalize(), start, end)
+    for start, end in forward_segments(c):
+        add("forward", "Forward", "Forward", start, end)
     for fn, _, start, end in c.compiles:
         add("numba-jit", f"compile {fn}", "NumbaJIT", start, end)
     for op in c.ops:

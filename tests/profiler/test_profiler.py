@@ -158,6 +158,7 @@ def test_chrome_trace_lanes_args_and_flows(recorded, tmp_path):
     assert starts and set(starts) == set(ends)
     assert all(ends[i]["tid"] == lanes["backward"] and ends[i]["ts"] >= starts[i]["ts"] for i in starts)
     assert sum(1 for e in events if e.get("ph") == "X" and e["cat"] == "ProfileStep") == 3
+    assert sum(1 for e in events if e.get("ph") == "X" and e["cat"] == "Forward") == 3
     assert any(e.get("ph") == "C" and e["name"] == "memory" for e in events)
     backward = [e for e in events if e.get("ph") == "X" and e["cat"] == "Backward" and e["name"] == "linear_grad"]
     assert backward and all(e["args"]["forward_node"] for e in backward)
