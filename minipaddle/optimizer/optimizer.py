@@ -349,6 +349,9 @@ class Optimizer:
         """
         if not isinstance(loss, Tensor):
             raise invalid_argument("minimize", f"loss must be a Tensor, got {type(loss).__name__}.")
+        if getattr(loss, "block", None) is not None:  # a static Variable: append backward + update ops
+            from ..framework.static.optimize import minimize_static
+            return minimize_static(self, loss, startup_program, parameters, no_grad_set)
         node = loss._node
         if node is not None and not node.freed:
             loss.backward()

@@ -3,16 +3,29 @@
 `paddle.static` (minipaddle/static/) is the public face of this package. The same OpDefs and
 kernels serve eager and static mode: in static mode `dispatch` hands each op call to
 `builder.build_op`, which appends an Operator; the Executor later runs the kernels.
+
+    program.py       Program / Block / Operator / Variable, to_string, clone, to_dict / from_dict
+    builder.py       enable_static, program_guard, static.data, the dispatch hook
+    initializers.py  fill_constant / assign_value / uniform_random / gaussian_random
+    executor.py      Scope, Executor
+    backward.py      append_backward, gradients (grad ops from the eager backward rules)
+    optimize.py      optimizer.minimize in static mode (clip, weight decay, update ops)
+    nn.py            fc, cond, while_loop
+    io.py            save_inference_model / load_inference_model, save / load
 """
 from __future__ import annotations
 
+from . import optimize  # noqa: F401 - registers the update ops with the Executor
+from .backward import append_backward, gradients
 from .builder import (create_parameter, data, default_main_program, default_startup_program, disable_static,
                       enable_static, in_dynamic_mode, in_static_mode, program_guard)
-from .backward import append_backward, gradients
 from .executor import Executor, Scope, global_scope, scope_guard
+from .io import load, load_inference_model, save, save_inference_model
+from .nn import cond, fc, while_loop
 from .program import Block, Operator, Program, Variable
 
 __all__ = ["Program", "Block", "Operator", "Variable", "program_guard", "default_main_program",
            "default_startup_program", "data", "create_parameter", "enable_static", "disable_static",
            "in_dynamic_mode", "in_static_mode", "append_backward", "gradients", "Executor", "Scope",
-           "global_scope", "scope_guard"]
+           "global_scope", "scope_guard", "save_inference_model", "load_inference_model", "save", "load",
+           "fc", "cond", "while_loop"]

@@ -1,0 +1,223 @@
+"""paddle.static.nn: fc, and the control-flow ops cond and while_loop (real ops with sub-blocks).
+
+In a Program, `cond(pred, true_fn, false_fn)` builds each branch into its own sub-block and
+appends one `cond` op; the Executor runs the branch `pred` picks. `while_loop(cond, body,
+loop_vars)` builds the condition and the body into two sub-blocks and appends one `while` op.
+Called eagerly both are plain Python (`if` / `while`), so the same model code runs in both modes.
+
+    out = paddle.static.nn.cond(x.sum() > 0, lambda: x * 2, lambda: x - 1)
+    i, s = paddle.static.nn.while_loop(lambda i, s: i < 10, lambda i, s: [i + 1, s + i], [i, s])
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import invalid_argument
+from ..parameter import unique_name
+from ..tensor import Tensor
+from . import builder
+from .executor import run_sub_block
+from .initializers import static_op
+from .program import Block, Program, Variable
+
+
+def fc(x, size: int, num_flatten_dims: int = 1, weight_attr=None, bias_attr=None, activation: str | None = None,
+       name: str | None = None):
+    """A fully connected layer: flatten x's dims from `num_flatten_dims` on, `@ W + b`, then `activation`."""
+    from ... import nn
+    from ..ops.manipulation import reshape
+    from ..ops.nn_ops import linear
+    if not isinstance(size, int) or size <= 0:
+        raise invalid_argument("fc", f"size must be a positive int, got {size!r}.")
+    shape = list(x.shape)
+    if not 1 <= num_flatten_dims < len(shape):
+        raise invalid_argument("fc", f"num_flatten_dims={num_flatten_dims} must be in [1, {len(shape) - 1}] "
+                                     f"for input shape {shape}.")
+    rest = shape[num_flatten_dims:]
+    if -1 in rest:
+        raise invalid_argument("fc", f"the dims of x from num_flatten_dims on ({rest}) must be known.")
+    in_features = math.prod(rest)
+    if len(rest) > 1:
+        x = reshape(x, shape[:num_flatten_dims] + [in_features])
+    prefix = name or unique_name("fc")
+    dtype = x._data.dtype
+    if builder.in_static_mode():
+        weight = builder.create_parameter([in_features, size], dtype, name=f"{prefix}.w_0", attr=weight_attr)
+        bias = None if bias_attr is False else builder.create_parameter([size], dtype, name=f"{prefix}.b_0",
+                                                                         attr=bias_attr, is_bias=True)
+    else:
+        layer = nn.Linear(in_features, size, weight_attr=weight_attr, bias_attr=bias_attr)
+        weight, bias = layer.weight, layer.bias
+    out = linear(x, weight, bias)
+    if activation is not None:
+        act = getattr(nn.functional, activation, None)
+        if act is None:
+            raise invalid_argument("fc", f"unknown activation {activation!r}.", hint="e.g. 'relu', 'tanh', 'sigmoid'.")
+        out = act(out)
+    return out
+
+
+# ---- cond -----------------------------------------------------------------------------------
+def _flatten(out) -> tuple[list, object]:
+    """Branch/body results as a flat list plus how to put them back ('single', 'list', 'tuple', None)."""
+    if out is None:
+        return [], None
+    if isinstance(out, (list, tuple)):
+        return list(out), type(out).__name__
+    return [out], "single"
+
+
+def _pack(values: list, structure):
+    if structure is None:
+        return None
+    if structure == "single":
+        return values[0]
+    return tuple(values) if structure == "tuple" else list(values)
+
+
+def _build_sub_block(program: Program, parent: Block, fn, args: list) -> tuple[Block, list, object]:
+    block = program._create_block(parent.idx)
+    try:
+        with builder.block_guard(program, block):
+            placeholders = [block.create_var(program._unique_name(f"{a.name}_in"), a._data.shape, a._data.dtype,
+                                             stop_gradient=a.stop_gradient) for a in args]
+            result = fn(*placeholders)
+            flat, structure = _flatten(result)
+            flat = [builder.as_variable(block, v) if isinstance(v, Tensor) else _bad_result(v) for v in flat]
+    finally:
+        program.current_block_idx = parent.idx
+    block.placeholders = placeholders
+    return block, flat, structure
+
+
+def _bad_result(value):
+    raise invalid_argument("static.nn", f"a branch or loop body returned a {type(value).__name__}, expected "
+                                        "Variables (or Tensors).")
+
+
+def _merged_shape(a: tuple, b: tuple) -> tuple:
+    if len(a) != len(b):
+        return a
+    return tuple(x if x == y else -1 for x, y in zip(a, b))
+
+
+def _outer_reads(program: Program, blocks: list[Block]) -> list[str]:
+    names: list[str] = []
+    for block in blocks:
+        own = set(block.vars)
+        for op in block.ops:
+            for n in op.input_names():
+                if n not in own and n not in names:
+                    names.append(n)
+            for idx in op.sub_blocks:
+                names += [n for n in _outer_reads(program, [program.blocks[idx]]) if n not in own and n not in names]
+    return names
+
+
+def _check_pred(api: str, pred: Variable) -> None:
+    if pred._data.dtype != np.bool_ or pred._data.size not in (1, -1):
+        raise invalid_argument(api, f"the condition must be a bool Variable with one element, got "
+                                    f"{pred._data.dtype}{list(pred._data.shape)}.",
+                               hint="compare with a scalar, e.g. paddle.sum(x) > 0.")
+
+
+def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
+    """`true_fn()` if pred else `false_fn()`: a `cond` op with two sub-blocks in static mode."""
+    if not builder.in_static_mode():
+        if not isinstance(pred, Tensor) and not isinstance(pred, (bool, np.bool_)):
+            raise invalid_argument("cond", f"pred must be a bool Tensor, got {type(pred).__name__}.")
+        fn = true_fn if bool(pred) else false_fn
+        return None if fn is None else fn()
+    program = builder.default_main_program()
+    parent = program.current_block()
+    pred = builder.as_variable(parent, pred)
+    _check_pred("cond", pred)
+    t_block, t_outs, t_struct = _build_sub_block(program, parent, (lambda: true_fn()) if true_fn else lambda: None, [])
+    f_block, f_outs, f_struct = _build_sub_block(program, parent, (lambda: false_fn()) if false_fn else lambda: None,
+                                                 [])
+    if len(t_outs) != len(f_outs) or t_struct != f_struct:
+        raise invalid_argument("cond", f"true_fn returned {len(t_outs)} value(s) ({t_struct}) but false_fn returned "
+                                       f"{len(f_outs)} ({f_struct}); both branches must return the same structure.")
+    outs = []
+    for i, (t, f) in enumerate(zip(t_outs, f_outs)):
+        if t._data.dtype != f._data.dtype:
+            raise invalid_argument("cond", f"output {i}: true_fn gives {t._data.dtype}, false_fn gives "
+                                           f"{f._data.dtype}; expected the same dtype.")
+        outs.append(parent.create_var(program._unique_name("cond"), _merged_shape(t._data.shape, f._data.shape),
+                                      t._data.dtype, stop_gradient=t.stop_gradient and f.stop_gradient))
+    parent.append_op("cond", {"Cond": [pred.name], "Input": _outer_reads(program, [t_block, f_block])},
+                     {"Out": [o.name for o in outs]},
+                     {"true_outs": [v.name for v in t_outs], "false_outs": [v.name for v in f_outs]},
+                     sub_blocks=[t_block.idx, f_block.idx], source=builder.user_source())
+    return _pack(outs, t_struct)
+
+
+@static_op("cond")
+def run_cond(executor, op, env: dict) -> None:
+    pred = env[op.inputs["Cond"][0]]
+    if pred.size != 1:
+        raise invalid_argument("cond", f"the condition has {pred.size} elements at run time, expected 1.")
+    taken = bool(pred.reshape(-1)[0])
+    idx = op.sub_blocks[0] if taken else op.sub_blocks[1]
+    names = op.attrs["true_outs"] if taken else op.attrs["false_outs"]
+    local = run_sub_block(executor, op.block.program, idx, env, {})
+    for out, name in zip(op.outputs["Out"], names):
+        env[out] = local[name]
+
+
+# ---- while_loop -------------------------------------------------------------------------------
+def while_loop(cond, body, loop_vars, is_test: bool = False, name=None) -> list:
+    """Repeat `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`: a `while` op in static mode."""
+    if not callable(cond) or not callable(body):
+        raise invalid_argument("while_loop", "cond and body must be callables.")
+    if not isinstance(loop_vars, (list, tuple)) or not loop_vars:
+        raise invalid_argument("while_loop", f"loop_vars must be a non-empty list, got {type(loop_vars).__name__}.")
+    if not builder.in_static_mode():
+        values = list(loop_vars)
+        while bool(cond(*values)):
+            values, _ = _flatten(body(*values))
+            if len(values) != len(loop_vars):
+                raise invalid_argument("while_loop", f"body returned {len(values)} values for {len(loop_vars)} "
+                                                     "loop_vars.")
+        return values
+    program = builder.default_main_program()
+    parent = program.current_block()
+    inits = [builder.as_variable(parent, v) for v in loop_vars]
+    c_block, c_outs, _ = _build_sub_block(program, parent, cond, inits)
+    if len(c_outs) != 1:
+        raise invalid_argument("while_loop", f"cond returned {len(c_outs)} values, expected one bool Variable.")
+    _check_pred("while_loop", c_outs[0])
+    b_block, b_outs, _ = _build_sub_block(program, parent, body, inits)
+    if len(b_outs) != len(inits):
+        raise invalid_argument("while_loop", f"body returned {len(b_outs)} values for {len(inits)} loop_vars.")
+    outs = []
+    for i, (v, b) in enumerate(zip(inits, b_outs)):
+        if v._data.dtype != b._data.dtype:
+            raise invalid_argument("while_loop", f"loop var {i} is {v._data.dtype} but body returns "
+                                                 f"{b._data.dtype}; a loop var keeps its dtype.")
+        outs.append(parent.create_var(program._unique_name("while"), _merged_shape(v._data.shape, b._data.shape),
+                                      v._data.dtype, stop_gradient=v.stop_gradient and b.stop_gradient))
+    parent.append_op("while", {"X": [v.name for v in inits], "Input": _outer_reads(program, [c_block, b_block])},
+                     {"Out": [o.name for o in outs]},
+                     {"cond_inputs": [p.name for p in c_block.placeholders], "cond_out": c_outs[0].name,
+                      "body_inputs": [p.name for p in b_block.placeholders], "body_outs": [v.name for v in b_outs]},
+                     sub_blocks=[c_block.idx, b_block.idx], source=builder.user_source())
+    return outs
+
+
+@static_op("while")
+def run_while(executor, op, env: dict) -> None:
+    a = op.attrs
+    program = op.block.program
+    values = [env[n] for n in op.inputs["X"]]
+    cond_idx, body_idx = op.sub_blocks
+    while True:
+        local = run_sub_block(executor, program, cond_idx, env, dict(zip(a["cond_inputs"], values)))
+        if not bool(np.asarray(local[a["cond_out"]]).reshape(-1)[0]):
+            break
+        local = run_sub_block(executor, program, body_idx, env, dict(zip(a["body_inputs"], values)))
+        values = [local[n] for n in a["body_outs"]]
+    for out, value in zip(op.outputs["Out"], values):
+        env[out] = value
