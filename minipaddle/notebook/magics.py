@@ -175,4 +175,6 @@ def run_cell_code(shell, cell: str):
 
 def load_ipython_extension(ipython) -> None:
     """`%load_ext minipaddle`: register the magics (a `Trace` displays itself as its MIME bundle)."""
+    from .profile_magic import ProfileMagics
     ipython.register_magics(PaddleMagics)
+    ipython.register_magics(ProfileMagics)
