@@ -152,3 +152,9 @@ def test_a_bare_trace_displays_as_its_bundle(shell):
                                         ("2MiB", 2 << 20)])
 def test_byte_sizes(text, size):
     assert byte_size(text) == size
+
+
+def test_load_ext_registers_every_magic(shell):
+    magics = shell.magics_manager.magics
+    assert {"paddle_trace", "paddle_profile"} <= set(magics["cell"])
+    assert {"paddle_graph", "paddle_profile"} <= set(magics["line"])
