@@ -55,8 +55,8 @@ __all__ = ["TunedKernel", "cache_entries", "cache_path", "configure_dataloader",
 
 CACHE_VERSION = 1
 MIN_GAIN = 0.05        # a candidate replaces the default only when it is at least 5% faster: timing noise
-MAX_REPEATS = 5        # timed runs per candidate (after one warm-up run) ...
-MIN_REPEATS = 3        # ... at least this many ...
+MAX_REPEATS = 3        # timed runs per candidate and block (two blocks each, see _time_candidates) ...
+MIN_REPEATS = 1        # ... at least this many ...
 REPEAT_BUDGET_NS = 50_000_000  # ... and no more once all candidates together have used 50 ms
 
 
@@ -181,7 +181,7 @@ class TunedKernel:
                 continue
             results[name] = out
             records.append({"name": name, "time_ns": None, "fn": fn})
-        _time_round_robin([r for r in records if "fn" in r], arrays, attrs)
+        _time_candidates([r for r in records if "fn" in r], arrays, attrs)
         timed = [r for r in records if r["time_ns"] is not None]
         best = default = timed[0]  # the default ran first and cannot have been left out
         for r in timed[1:]:
@@ -202,19 +202,25 @@ def _resolve(fn: Callable) -> Callable:
     return resolve() if resolve is not None else fn
 
 
-def _time_round_robin(records: list, arrays: tuple, attrs: dict) -> None:
-    """Set each record's "time_ns" to its kernel's best time. The candidates take turns, so that a busy
-    moment of a shared machine slows all of them, not just the one that happened to be running."""
+def _time_candidates(records: list, arrays: tuple, attrs: dict) -> None:
+    """Set each record's "time_ns" to its kernel's best time.
+
+    Candidates are timed in blocks, in the order A B ... then ... B A, so that a busy moment of a shared
+    machine slows all of them. Each block starts with one untimed call: right after another kernel, the
+    thread pools of BLAS and numba are still spinning down and the first call pays for the switch."""
     spent = 0
-    for round_ in range(MAX_REPEATS):
-        for r in records:
-            start = time.perf_counter_ns()
-            r["fn"](*arrays, **attrs)
-            took = time.perf_counter_ns() - start
-            r["time_ns"] = took if r["time_ns"] is None else min(r["time_ns"], took)
-            spent += took
-        if round_ >= MIN_REPEATS - 1 and spent > REPEAT_BUDGET_NS:
-            break
+    for order in (records, records[::-1]):
+        for r in order:
+            fn = r["fn"]
+            fn(*arrays, **attrs)
+            for i in range(MAX_REPEATS):
+                start = time.perf_counter_ns()
+                fn(*arrays, **attrs)
+                took = time.perf_counter_ns() - start
+                r["time_ns"] = took if r["time_ns"] is None else min(r["time_ns"], took)
+                spent += took
+                if i + 1 >= MIN_REPEATS and spent > REPEAT_BUDGET_NS:
+                    break
     for r in records:
         del r["fn"]
 

@@ -1,0 +1,124 @@
+"""Kernel autotuning: the default kernel vs the tuned choice on the MLP and LeNet-5 benchmark shapes.
+
+    python benchmarks/autotune.py [--rounds 3] [--json out.json]
+
+Cases are the products those training steps run (MLP 784-256-10 at batch 128, LeNet-5 at batch 64):
+each forward matmul, the backward's transposed ones, and LeNet's two convolutions. For each case a
+"default" process times the op with autotune off, and a "tuned" process turns kernel tuning on
+(tuning range [0, 1), no disk cache, so every round tunes from scratch), times the first call --
+the tuning cost: every candidate warmed up (numba compiles or loads from its cache) and timed on
+the real inputs -- and then the steady per-call time of the winner. The two kinds of process
+alternate over rounds, so a busy moment of the shared machine hits both; tables show medians.
+A case with one registered kernel (conv2d today) has nothing to choose: tuned = default.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import timeit
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+# name -> (op, shapes, attrs): x/w shapes as the training steps see them
+CASES = {
+    "mlp fc1 fwd":   ("matmul", [(128, 784), (784, 256)], {}),
+    "mlp fc2 fwd":   ("matmul", [(128, 256), (256, 10)], {}),
+    "mlp fc1 dW":    ("matmul", [(128, 784), (128, 256)], {"transpose_x": True}),
+    "mlp fc2 dX":    ("matmul", [(128, 10), (256, 10)], {"transpose_y": True}),
+    "lenet fc1 fwd": ("matmul", [(64, 400), (400, 120)], {}),
+    "lenet fc2 fwd": ("matmul", [(64, 120), (120, 84)], {}),
+    "lenet conv1":   ("conv2d", [(64, 1, 28, 28), (6, 1, 3, 3)], {"padding": 1}),
+    "lenet conv2":   ("conv2d", [(64, 6, 14, 14), (16, 6, 5, 5)], {}),
+}
+
+
+def _call(paddle, op: str, tensors: list, attrs: dict):
+    if op == "matmul":
+        return lambda: paddle.matmul(*tensors, **attrs)
+    import minipaddle.nn.functional as F
+    return lambda: F.conv2d(*tensors, **attrs)
+
+
+def worker(mode: str) -> dict:
+    import numpy as np
+
+    import minipaddle as paddle
+    from minipaddle.framework import instrument
+    if mode == "tuned":
+        paddle.incubate.autotune.set_config({"kernel": {"enable": True, "tuning_range": [0, 1], "cache_dir": None}})
+    decisions = {}
+    instrument.subscribe(lambda e: decisions.__setitem__(e["op"], e) if e["kind"] == "autotune" else None)
+    rng = np.random.default_rng(0)
+    results = {}
+    for name, (op, shapes, attrs) in CASES.items():
+        tensors = [paddle.to_tensor(rng.standard_normal(s).astype(np.float32)) for s in shapes]
+        fn = _call(paddle, op, tensors, attrs)
+        decisions.pop(op, None)
+        start = time.perf_counter()
+        fn()  # tuned: this call tunes
+        first = time.perf_counter() - start
+        if mode == "tuned":  # the bus is only needed for the decision: time the op path as users run it
+            instrument.subscribers.clear()
+        number = max(1, int(0.02 / max(first, 1e-6)))
+        per_call = min(timeit.repeat(fn, number=number, repeat=5)) / number
+        event = decisions.get(op)
+        results[name] = {"first_ms": first * 1e3, "us": per_call * 1e6,
+                         "winner": event["winner"] if event else None,
+                         "candidates": {c["name"]: c["time_ns"] for c in event["candidates"]} if event else None}
+        if mode == "tuned":
+            instrument.subscribe(lambda e: decisions.__setitem__(e["op"], e) if e["kind"] == "autotune" else None)
+    return results
+
+
+def run(mode: str) -> dict:
+    env = dict(os.environ)
+    env.setdefault("OMP_NUM_THREADS", "2")
+    out = subprocess.run([sys.executable, __file__, "--worker", mode], capture_output=True, text=True, env=env,
+                         cwd=REPO_ROOT, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"{mode} worker failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--json", help="also write the medians here")
+    parser.add_argument("--worker", choices=("default", "tuned"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(worker(args.worker)))
+        return
+    runs = {"default": [], "tuned": []}
+    for _ in range(args.rounds):
+        for mode in runs:
+            runs[mode].append(run(mode))
+    rows = []
+    for name in CASES:
+        default_us = statistics.median(r[name]["us"] for r in runs["default"])
+        tuned_us = statistics.median(r[name]["us"] for r in runs["tuned"])
+        winners = sorted({r[name]["winner"] or "(one kernel)" for r in runs["tuned"]})
+        cost_ms = statistics.median(r[name]["first_ms"] for r in runs["tuned"])
+        plain_first = statistics.median(r[name]["first_ms"] for r in runs["default"])
+        rows.append({"case": name, "default_us": default_us, "tuned_winner": "/".join(winners),
+                     "tuned_us": tuned_us, "speedup": default_us / tuned_us,
+                     "tuning_cost_ms": cost_ms - plain_first})
+    print(f"autotune benchmark: {platform.processor() or platform.machine()}, {os.cpu_count()} cpus, "
+          f"{args.rounds} rounds, medians")
+    print(f"{'case':<15}{'default µs':>12}  {'tuned winner':<14}{'tuned µs':>10}{'speedup':>9}{'tuning ms':>11}")
+    for r in rows:
+        print(f"{r['case']:<15}{r['default_us']:>12.1f}  {r['tuned_winner']:<14}{r['tuned_us']:>10.1f}"
+              f"{r['speedup']:>8.2f}x{r['tuning_cost_ms']:>11.1f}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
