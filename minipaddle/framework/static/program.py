@@ -48,6 +48,8 @@ class VarMeta:
     def size(self) -> int:
         return -1 if -1 in self.shape else int(math.prod(self.shape))
 
+    base = None  # never a view of another array (manipulation.view_of asks)
+
     @property
     def itemsize(self) -> int:
         return self.dtype.itemsize
