@@ -234,7 +234,7 @@ class Optimizer:
             if state is None:
                 state = self._create_state(p, group)
             if emit:
-                before = p._data.copy()
+                before = self._capture_before(p)
             update(p, g, p_lr, state, group)
             p._bump_version()
             if emit:
@@ -248,10 +248,27 @@ class Optimizer:
         """The accumulators of one parameter, freshly made: {kind: ndarray}."""
         return {}
 
+    # ---- reporting updates (only while an instrument subscriber listens) ------------------------
+    def _capture_before(self, p: Tensor) -> np.ndarray:
+        """The parameter's values before its update, copied into one reused scratch buffer (as big as
+        the biggest parameter, kept once someone listened): a fresh 800 KB copy per weight per step
+        would be handed back to the OS and faulted in again each time."""
+        data = p._data
+        scratch = self.__dict__.get("_before_scratch")
+        if scratch is None or scratch.dtype != data.dtype or scratch.size < data.size:
+            scratch = self._before_scratch = np.empty(data.size, data.dtype)
+        before = scratch[:data.size].reshape(data.shape)
+        np.copyto(before, data)
+        return before
+
     def _emit_update(self, p: Tensor, g: np.ndarray, lr: float, before: np.ndarray) -> None:
+        """Report the update of `p`: the norms of the gradient and of the change (computed in the
+        scratch buffer `before`, which this overwrites)."""
+        delta = np.subtract(p._data, before, out=before).reshape(-1)
+        flat = g.reshape(-1)
         instrument.emit({"kind": "optimizer_update", "optimizer": type(self).__name__, "param": p.name,
-                         "tensor": p, "lr": float(lr), "grad_norm": float(np.linalg.norm(g)),
-                         "update_norm": float(np.linalg.norm(p._data - before))})
+                         "tensor": p, "lr": float(lr), "grad_norm": _norm(flat),
+                         "update_norm": _norm(delta)})
 
     # ---- accumulators and their state dict -------------------------------------------------
     def _kind_name(self, kind: str) -> str:
@@ -377,6 +394,14 @@ class Optimizer:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(learning_rate={self._learning_rate!r}, {len(self._all_params)} parameters)"
+
+
+def _norm(flat: np.ndarray) -> float:
+    """The L2 norm of a 1-D array, as np.linalg.norm computes it for real ones (one BLAS dot), without
+    its checks and conversions."""
+    if flat.dtype.kind == "c":
+        return float(np.linalg.norm(flat))
+    return float(np.sqrt(np.dot(flat, flat)))
 
 
 def _named_tensor(data: np.ndarray, name: str) -> Tensor:

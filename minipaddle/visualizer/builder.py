@@ -26,7 +26,7 @@ import numpy as np
 from ..framework.autograd.node import AccumulateGrad
 from ..framework.parameter import Parameter
 from ..framework.registry import KernelKey, _preferred
-from .summary import json_number, jsonable, summarize
+from .summary import json_number, jsonable, same_values, summarize
 from .trace import build_document
 
 # What the byte budget counts: the recorder's memory, measured with tracemalloc on an MLP run
@@ -38,6 +38,7 @@ GRAD_NODE_BYTES = 900
 STEP_BYTES = 1500       # one step with its op node or update record, on average
 MAX_INNER_OPS = 32      # ops listed per backward step (the rest are only counted)
 MAX_NAN_EVENTS = 100    # NaN/Inf occurrences listed (all are counted)
+SAME_CHECK_NUMEL = 1024  # from this size, comparing with a known state is cheaper than summarizing
 
 
 class TraceBuilder:
@@ -72,7 +73,6 @@ class TraceBuilder:
         self._output_of: dict[tuple, str] = {}   # (gid, output index) -> tid of that forward output
         self._params: dict[str, weakref.ref] = {}  # parameter name -> the parameter (updates name it)
         self._last_state: dict[str, tuple] = {}  # tid -> (sid, version) of its newest state
-        self._kernel_info: dict[tuple, dict] = {}
         self._backward_depth = 0
         self._backward_pass = 0
         self._inner_ops: list = []               # ops run by backward rules, until their step comes
@@ -120,16 +120,34 @@ class TraceBuilder:
         held.append(tid)
         return tid
 
-    def _state(self, tid: str, t, held: list, step: int) -> str:
-        """Summarize tensor `t` now, as a new state of `tid`."""
+    def _state(self, tid: str, t, held: list, step: int, like=None, read: bool = False) -> str:
+        """Summarize tensor `t` now, as a new state of `tid`.
+
+        `like`: (array, Summary) of a state this one may equal (a .grad buffer just filled with the
+        incoming gradient): compared, not summarized again. `read`: `t` is only read here (an op's
+        input), so a parameter's summary from an earlier recording still holds if its version says
+        nothing changed since (see _cached_summary); after an update (read=False) a parameter is
+        always summarized anew -- an optimizer may report before bumping the version.
+        """
         data = t._data
-        summary = summarize(data)
+        version = t.inplace_version
+        record = self.objects[tid]
+        summary = None
+        if like is not None and data.size >= SAME_CHECK_NUMEL and same_values(data, like[0]):
+            summary = like[1]
+        elif record["role"] == "parameter":
+            if read:
+                summary = _cached_summary(t, data, version)
+            if summary is None:
+                summary = summarize(data)
+                _cache_summary(t, data, version, summary)
+        else:
+            summary = summarize(data)
         values, omitted, nbytes = self._values_for(data)
         sid = self._new_id("s")
-        version = t.inplace_version
         self.objects[sid] = {"id": sid, "tensor": tid, "step": step, "version": version, "values_omitted": omitted}
         self.state_data[sid] = (summary, values)
-        self.objects[tid]["states"].append(sid)
+        record["states"].append(sid)
         self._last_state[tid] = (sid, version)
         if summary.nan_count or summary.inf_count:  # flagged by the handler, which knows the context
             self._nan_pending.append((sid, t))
@@ -153,7 +171,7 @@ class TraceBuilder:
         """The state of an input: its newest one, or a new one if it changed since."""
         last = self._last_state.get(tid)
         if last is None or last[0] not in self.objects or last[1] != t.inplace_version:
-            return self._state(tid, t, held, step)
+            return self._state(tid, t, held, step, read=True)
         held.append(last[0])
         return last[0]
 
@@ -291,7 +309,11 @@ class TraceBuilder:
             grad_tid = self._tensor(leaf._grad, "gradient", held)
             self.objects[tid]["grad"] = grad_tid
             self.objects[grad_tid]["grad_of"] = tid
-            grads_out = [self._state(grad_tid, leaf._grad, held, step)]
+            like = None
+            incoming = e["grads_in"][0] if len(e["grads_in"]) == 1 else None
+            if incoming is not None and grads_in[0] is not None:  # .grad was empty or zero: it equals this
+                like = (incoming._data, self.state_data[grads_in[0]][0])
+            grads_out = [self._state(grad_tid, leaf._grad, held, step, like)]
         states = [s for s in grads_in + grads_out if s is not None]
         if self._nan_pending:
             self._flush_nan(step, gid, record["name"], None, "backward")
@@ -404,15 +426,17 @@ class TraceBuilder:
         if _preferred:  # usually empty: then (op, dtype, kernel) says it all
             wanted = _preferred.get((op.name, KernelKey("cpu", dtype)))
         cache_key = (op.name, dtype, fn, wanted)
-        info = self._kernel_info.get(cache_key)
-        if info is None:
-            key = KernelKey("cpu", dtype)
-            bucket = op.kernels.get(key, [])
-            name = next((k.name for k in bucket if k.fn is fn or getattr(k.fn, "_fn", None) is fn),
-                        getattr(fn, "__name__", "kernel"))
-            reason = "only" if len(bucket) <= 1 else ("preferred" if wanted == name else "priority")
-            info = self._kernel_info[cache_key] = {"name": name, "backend": "cpu", "dtype": str(dtype),
-                                                   "reason": reason, "candidates": [k.name for k in bucket]}
+        cached = _kernel_info.get(cache_key)
+        if cached is not None and len(cached[0]) == cached[1]:  # no kernel registered for it since
+            return cached[2]
+        bucket = op.kernels.get(KernelKey("cpu", dtype))
+        name = next((k.name for k in bucket or () if k.fn is fn or getattr(k.fn, "_fn", None) is fn),
+                    getattr(fn, "__name__", "kernel"))
+        reason = "only" if bucket is None or len(bucket) <= 1 else ("preferred" if wanted == name else "priority")
+        info = {"name": name, "backend": "cpu", "dtype": str(dtype), "reason": reason,
+                "candidates": [k.name for k in bucket or ()]}
+        if bucket is not None:
+            _kernel_info[cache_key] = (bucket, len(bucket), info)
         return info
 
     # ---- the ring buffer ------------------------------------------------------------------
@@ -475,6 +499,40 @@ def _attrs_json(attrs: dict | None) -> dict:
     return {str(k): jsonable(v) for k, v in attrs.items()}
 
 
+# Summaries of parameters, kept across recordings: id(param) -> (weakref to it, weakref to its array,
+# its inplace_version, Summary). A parameter changes only through code that bumps its version (an
+# optimizer step, set_value, set_state_dict, an initializer, an in-place op), so a parameter whose
+# array and version are what they were when last summarized needs no new summary: with one
+# recording per training step (%%paddle_trace), each step's first look at a weight is free (the
+# last step summarized it after its update). Entries go when their parameter does.
+_summaries: dict[int, tuple] = {}
+
+
+def _cached_summary(t, data: np.ndarray, version: int):
+    entry = _summaries.get(id(t))
+    if entry is not None and entry[0]() is t and entry[1]() is data and entry[2] == version:
+        return entry[3]
+    return None
+
+
+def _cache_summary(t, data: np.ndarray, version: int, summary) -> None:
+    key = id(t)
+    entry = _summaries.get(key)
+    if entry is not None and entry[0]() is t:
+        ref = entry[0]
+    else:
+        def forget(r, key=key):
+            current = _summaries.get(key)
+            if current is not None and current[0] is r:
+                del _summaries[key]
+        ref = weakref.ref(t, forget)
+    _summaries[key] = (ref, weakref.ref(data), version, summary)
+
+
+# (op, dtype, kernel, preferred) -> (the kernel bucket, its length then, the kernel's description), shared by
+# every recording: with one recording per step, a per-recording cache would start cold each time.
+# Documents share these dicts (read-only, as the whole document is).
+_kernel_info: dict[tuple, tuple] = {}
 _DTYPE_NAMES: dict = {}
 
 

@@ -41,12 +41,15 @@ class Summary(NamedTuple):
 
 
 # Below SMALL elements one careful compiled pass is quickest; above, numpy's SIMD min/max first
-# tells whether every value is finite, and then vectorized passes do the rest. The histogram of a
-# big tensor counts a strided sample of at most HIST_SAMPLE values (its `stride` says so): the
-# picture is the same at a fraction of the cost.
+# tells whether every value is finite (a NaN or Inf anywhere shows up in them), and then one
+# vectorized pass sums the moments. (numba does not vectorize float min/max reductions: its own
+# loop would take 4x numpy's.) The histogram of a big tensor counts a strided sample of at most
+# HIST_SAMPLE values (its `stride` says so): the picture is the same at a fraction of the cost.
+# A 784x256 float32 tensor: ~45 us, about half of it numpy's min and max.
 SMALL = 2048
 HIST_SAMPLE = 4096
 _kernels = None
+_min, _max = np.minimum.reduce, np.maximum.reduce
 
 
 def _load_kernels():
@@ -69,16 +72,35 @@ def summarize(array: np.ndarray) -> Summary:
     k = _kernels if _kernels is not None else _load_kernels()
     hist = np.empty(BINS, np.int64)
     if n > SMALL:
-        lo, hi = float(flat.min()), float(flat.max())  # NaN or Inf anywhere shows up here
-        if math.isfinite(lo) and math.isfinite(hi):
-            total, squares = k.finite_moments(flat)
+        lo, hi = float(_min(flat)), float(_max(flat))
+        if -math.inf < lo and hi < math.inf:  # (False for NaN too)
+            shift = lo * 0.5 + hi * 0.5  # the midrange (halved first: lo + hi may overflow)
             stride = -(-n // HIST_SAMPLE)
-            k.finite_histogram(flat, lo, hi, stride, hist)
-            return Summary(n, lo, hi, total / n, math.sqrt(squares / n), 0, 0, hist, stride)
+            total, squares = k.finite_moments(flat, shift, lo, hi, stride, hist)
+            if math.isfinite(total) and math.isfinite(squares):  # else float64 beyond 1e154: the careful path
+                mean = total / n
+                var = squares / n - mean * mean
+                return Summary(n, lo, hi, shift + mean, math.sqrt(var) if var > 0.0 else 0.0, 0, 0, hist, stride)
     finite, nans, infs, lo, hi, mean, std = k.summarize_flat(flat, hist)
     if finite == 0:
         return Summary(n, None, None, None, None, nans, infs, None)
     return Summary(n, lo, hi, mean, std, nans, infs, hist)
+
+
+def same_values(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two arrays hold bit-for-bit the same values (same shape and dtype): then one summary
+    describes both. About a third of the cost of summarizing it (one compiled pass, no temporaries)."""
+    if a.shape != b.shape or a.dtype != b.dtype or a.dtype.kind not in "fiu":
+        return False
+    if a is b:
+        return True
+    if not (a.flags.c_contiguous and b.flags.c_contiguous):
+        return bool(np.array_equal(a, b))
+    if a.dtype.itemsize not in (4, 8):
+        return a.tobytes() == b.tobytes()
+    view = np.uint32 if a.dtype.itemsize == 4 else np.uint64
+    k = _kernels if _kernels is not None else _load_kernels()
+    return bool(k.same_bits(a.reshape(-1).view(view), b.reshape(-1).view(view)))
 
 
 def summary_to_json(s: Summary) -> dict:

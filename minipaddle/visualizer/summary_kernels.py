@@ -63,22 +63,20 @@ _REORDER = {"reassoc", "nsz", "contract"}
 
 
 @njit(cache=True, fastmath=_REORDER)
-def finite_moments(x):
-    """(sum, sum of squared deviations from the mean) of an all-finite array, in float64."""
+def finite_moments(x, shift, lo, hi, stride, hist):
+    """(sum of x - shift, sum of (x - shift)**2) of an all-finite array in float64, in one pass; also
+    fills hist with the counts of every `stride`-th value in len(hist) even bins of [lo, hi].
+
+    One pass instead of two (sum, then squared deviations): with `shift` inside [lo, hi] (the caller
+    passes the midrange) the variance sum_sq/n - (sum/n)**2 loses at most (range/2)**2 / variance
+    ulps of float64 -- far below float32 resolution for any real tensor.
+    """
     total = 0.0
-    for i in range(x.size):
-        total += x[i]
-    mean = total / x.size
     squares = 0.0
-    for i in range(x.size):
-        d = x[i] - mean
+    for i in range(x.size):  # vectorizes: float32 -> float64 lanes, reassociated sums
+        d = x[i] - shift
+        total += d
         squares += d * d
-    return total, squares
-
-
-@njit(cache=True)
-def finite_histogram(x, lo, hi, stride, hist):
-    """Counts of every `stride`-th value of an all-finite array in len(hist) even bins of [lo, hi]."""
     nbins = hist.size
     for i in range(nbins):
         hist[i] = 0
@@ -88,3 +86,17 @@ def finite_histogram(x, lo, hi, stride, hist):
         if b >= nbins:
             b = nbins - 1
         hist[b] += 1
+    return total, squares
+
+
+@njit(cache=True)
+def same_bits(a, b):
+    """Whether two equally long unsigned-integer views hold the same bits (NaN payloads included).
+
+    No early exit: the OR of all differences vectorizes (~22 us for 200k float32 pairs), a loop that
+    stops at the first difference does not (~150 us).
+    """
+    diff = 0
+    for i in range(a.size):
+        diff |= a[i] ^ b[i]
+    return diff == 0

@@ -71,8 +71,10 @@ def test_summaries_of_other_dtypes_layouts_and_edge_cases():
     assert (empty.numel, empty.min, empty.hist) == (0, None, None)
     flat = summarize(np.full(5000, 1000.0, np.float32))  # constant: std exactly 0, one full bin
     assert flat.std == 0.0 and flat.hist[-1] == flat.hist.sum() == len(range(0, 5000, flat.hist_stride))
-    huge = summary_to_json(summarize(np.full(3000, 1e308)))  # the float64 sum overflows
-    assert (huge["max"], huge["mean"]) == (1e308, "Infinity") and json.dumps(huge, allow_nan=False)
+    huge = summary_to_json(summarize(np.full(3000, 1e308)))  # sums taken around the midrange: no overflow
+    assert (huge["max"], huge["mean"], huge["std"]) == (1e308, 1e308, 0.0)
+    wide = summary_to_json(summarize(np.tile([-1e308, 1e308], 1500)))  # squares overflow: still strict JSON
+    assert (wide["mean"], wide["std"]) == (0.0, "Infinity") and json.dumps(wide, allow_nan=False)
     j = summary_to_json(summarize(np.array([np.nan, np.nan])))
     assert j == {"numel": 2, "min": None, "max": None, "mean": None, "std": None, "nan_count": 2, "inf_count": 0,
                  "histogram": None}
