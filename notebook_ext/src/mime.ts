@@ -1,0 +1,56 @@
+/**
+ * The MIME renderer extension for application/vnd.minipaddle.trace+json (JupyterLab's
+ * `jupyterlab.mimeExtension`): each notebook output holding a trace becomes a debugger.
+ *
+ * It is `safe`: it runs nothing from the document, and the fallback HTML goes through
+ * JupyterLab's sanitizer, so untrusted (reopened) notebooks render it too -- a saved notebook
+ * reopens fully navigable.
+ */
+import { IRenderMime } from '@jupyterlab/rendermime-interfaces';
+import { Widget } from '@lumino/widgets';
+import { MIME_TYPE } from './schema';
+import { renderTrace } from './render';
+import { TraceView } from './trace_view';
+
+export class TraceRenderer extends Widget implements IRenderMime.IRenderer {
+  private view: TraceView | null = null;
+  private sanitizer: IRenderMime.ISanitizer;
+
+  constructor(options: IRenderMime.IRendererOptions) {
+    super();
+    this.sanitizer = options.sanitizer;
+    this.addClass('mp-output');
+  }
+
+  renderModel(model: IRenderMime.IMimeModel): Promise<void> {
+    this.view?.dispose();
+    const html = model.data['text/html'];
+    const text = typeof html === 'string' ? html : Array.isArray(html) ? html.join('') : null;
+    const rendered = renderTrace(model.data[MIME_TYPE], text === null ? null : this.sanitizer.sanitize(text));
+    this.view = rendered.view;
+    this.node.replaceChildren(rendered.node);
+    return this.view ? this.view.ready : Promise.resolve();
+  }
+
+  dispose(): void {
+    this.view?.dispose();
+    this.view = null;
+    super.dispose();
+  }
+}
+
+export const rendererFactory: IRenderMime.IRendererFactory = {
+  safe: true,
+  mimeTypes: [MIME_TYPE],
+  createRenderer: options => new TraceRenderer(options)
+};
+
+const extension: IRenderMime.IExtension = {
+  id: 'minipaddle:trace-renderer',
+  description: 'Renders minipaddle trace documents as a step-through graph debugger.',
+  rendererFactory,
+  rank: 0, // before text/html: the richest view of the bundle
+  dataType: 'json'
+};
+
+export default extension;

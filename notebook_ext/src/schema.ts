@@ -1,0 +1,236 @@
+/**
+ * The trace document's types (minipaddle/visualizer/schema/trace.schema.json) and the version check.
+ *
+ * Only the fields the debugger reads are typed; readers ignore fields they do not know, so a newer
+ * minor version renders as well as the one it was written against. A major version we do not know
+ * is refused with a message, and the renderer falls back to the bundle's text/html.
+ */
+
+export const MIME_TYPE = 'application/vnd.minipaddle.trace+json';
+export const SUPPORTED_MAJOR = 1;
+
+export type Num = number | 'NaN' | 'Infinity' | '-Infinity';
+
+export interface Histogram {
+  min: number;
+  max: number;
+  counts: number[];
+  stride: number;
+}
+
+export interface Summary {
+  numel: number;
+  min: number | null;
+  max: number | null;
+  mean: Num | null;
+  std: Num | null;
+  nan_count: number;
+  inf_count: number;
+  histogram: Histogram | null;
+}
+
+export interface Layer {
+  path: string;
+  name: string;
+  parent: string | null;
+  depth: number;
+  nodes: string[];
+}
+
+export interface TensorRec {
+  id: string;
+  name: string | null;
+  shape: number[];
+  dtype: string;
+  role: 'parameter' | 'input' | 'leaf' | 'activation' | 'gradient';
+  stop_gradient: boolean;
+  producer: string | null;
+  grad_of: string | null;
+  grad: string | null;
+  states: string[];
+}
+
+export interface State {
+  id: string;
+  tensor: string;
+  step: number;
+  version: number;
+  summary: Summary;
+  values: Num[] | null;
+  values_omitted: null | 'mode' | 'size' | 'budget';
+}
+
+export interface Kernel {
+  name: string;
+  backend: string;
+  dtype: string;
+  reason: string;
+  candidates: string[];
+}
+
+export interface OpNode {
+  id: string;
+  op: string;
+  layer: string | null;
+  inputs: string[];
+  input_states: string[];
+  outputs: string[];
+  output_states: string[];
+  attrs: Record<string, unknown>;
+  kernel: Kernel;
+  start_ns: number;
+  end_ns: number;
+  grad_node: string | null;
+  nan_inf: null | 'produced' | 'propagated';
+  first_nan_inf: boolean;
+  step: number;
+}
+
+export interface ForwardEdge {
+  source: string | null;
+  target: string;
+  tensor: string;
+  index: number;
+}
+
+export interface GradNode {
+  id: string;
+  name: string;
+  kind: 'grad' | 'accumulate';
+  op: string | null;
+  forward_node: string | null;
+  tensor: string | null;
+  next: ({ node: string | null; output_index: number } | null)[];
+  outside: boolean;
+}
+
+export interface BackwardEdge {
+  source: string;
+  target: string;
+  tensor: string | null;
+  index: number;
+  output_index: number;
+}
+
+export interface InnerOp {
+  op: string;
+  kernel: string;
+  duration_ns: number;
+}
+
+export interface OpStep {
+  index: number;
+  kind: 'op';
+  phase: 'forward';
+  node: string;
+  states: string[];
+  t_ns: number;
+}
+
+export interface BackwardStep {
+  index: number;
+  kind: 'backward_step';
+  phase: 'backward';
+  node: string;
+  pass: number;
+  grads_in: (string | null)[];
+  grads_out: (string | null)[];
+  ops: InnerOp[];
+  ops_count: number;
+  states: string[];
+  start_ns: number;
+  end_ns: number;
+}
+
+export interface HookStep {
+  index: number;
+  kind: 'hook';
+  phase: 'backward';
+  node: string;
+  output_index: number;
+  tensor: string | null;
+  hook: string;
+  grad: string;
+  result: string | null;
+  states: string[];
+}
+
+export interface OptimizerStep {
+  index: number;
+  kind: 'optimizer_update';
+  phase: 'optimizer';
+  update: string;
+  states: string[];
+}
+
+export type Step = OpStep | BackwardStep | HookStep | OptimizerStep;
+
+export interface OptimizerUpdate {
+  id: string;
+  step: number;
+  optimizer: string;
+  param: string | null;
+  param_name: string | null;
+  lr: Num | null;
+  grad_norm: Num | null;
+  update_norm: Num | null;
+}
+
+export interface TraceDocument {
+  format: string;
+  schema_version: string;
+  recording: {
+    values: string;
+    total_steps: number;
+    first_step: number;
+    dropped_steps: number;
+    notes: string[];
+    [key: string]: unknown;
+  };
+  layers: Layer[];
+  tensors: TensorRec[];
+  states: State[];
+  graph: {
+    forward: { nodes: OpNode[]; edges: ForwardEdge[] };
+    backward: { nodes: GradNode[]; edges: BackwardEdge[] };
+  };
+  steps: Step[];
+  optimizer_updates: OptimizerUpdate[];
+  nan_inf: { first: unknown; count: number; occurrences: unknown[] };
+  [key: string]: unknown;
+}
+
+export type VersionCheck =
+  | { ok: true; major: number; minor: number }
+  | { ok: false; message: string };
+
+/** Whether this reader can show `doc`: a minipaddle trace with a known major schema_version. */
+export function checkDocument(doc: unknown): VersionCheck {
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
+    return { ok: false, message: 'This output is not a minipaddle trace document (expected a JSON object).' };
+  }
+  const d = doc as Record<string, unknown>;
+  const version = d['schema_version'];
+  const match = typeof version === 'string' ? /^(\d+)\.(\d+)$/.exec(version) : null;
+  if (match === null) {
+    return {
+      ok: false,
+      message: `This trace has no readable schema_version (got ${JSON.stringify(version ?? null)}, expected "MAJOR.MINOR").`
+    };
+  }
+  const major = Number(match[1]);
+  if (major !== SUPPORTED_MAJOR) {
+    return {
+      ok: false,
+      message:
+        `This trace uses schema version ${version}, which this version of the minipaddle extension cannot read ` +
+        `(it reads ${SUPPORTED_MAJOR}.x). Update the extension (pip install -U minipaddle) or re-record the trace; ` +
+        'the static view of the trace is shown below.'
+    };
+  }
+  const missing = ['graph', 'steps', 'tensors', 'states', 'layers'].filter(k => !(k in d));
+  if (missing.length) {
+    return { ok: false, message: `This trace document is incomplete: it has no ${missing.join(', ')}.` };
+  }
+  return { ok: true, major, minor: Number(match[2]) };
+}
