@@ -412,9 +412,17 @@ def _save() -> None:
 # ---- DataLoader tuning ------------------------------------------------------------------------------
 def tuned_num_workers(loader) -> int:
     """The hook DataLoader.__init__ calls: the loader's num_workers, or a measured better one."""
-    if not _status.dataloader_enabled:
+    global _tuning_loader
+    if not _status.dataloader_enabled or _tuning_loader:  # the trial loaders come through here too
         return loader.num_workers
-    return tune_num_workers(loader, _status.tuning_steps)
+    _tuning_loader = True
+    try:
+        return tune_num_workers(loader, _status.tuning_steps)
+    finally:
+        _tuning_loader = False
+
+
+_tuning_loader = False
 
 
 def tune_num_workers(loader, tuning_steps: int = 500, candidates=None) -> int:

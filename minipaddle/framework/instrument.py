@@ -50,6 +50,9 @@ kind "optimizer_update" -- an optimizer updated one parameter (minipaddle/optimi
     lr          float           the learning rate used for it
     grad_norm   float           L2 norm of the gradient applied
     update_norm float           L2 norm of the change to the parameter
+kind "autotune" -- a kernel (or DataLoader num_workers) choice was measured or read from the cache;
+    fields: op, key, dtype, shape_class, shapes, candidates [{name, time_ns, error}], winner, default,
+    source ("tuned" / "cache"), step -- see minipaddle/framework/autotune.py
 kind "nan_inf" -- a recorded tensor holds NaN or Inf (emitted by the recorder for others to hear)
     tensor      Tensor          the tensor
     origin      str             "produced" / "propagated" (an op's output, from clean / bad inputs),
