@@ -172,7 +172,8 @@ BUILDERS = {"minipaddle": minipaddle_step, "numpy": numpy_step, "torch": torch_s
 
 def main(argv: list[str] | None = None) -> int:
     return harness.training_benchmark(__file__, __doc__, BUILDERS, "train_lenet",
-                                      {"paddle": (1.0, "PaddlePaddle"), "torch": (0.5, "stretch: PyTorch CPU")},
+                                      [("minipaddle", "paddle", 1.0, "PaddlePaddle"),
+                                       ("minipaddle", "torch", 0.5, "stretch: PyTorch CPU")],
                                       window_seconds=1.0, argv=argv)
 
 

@@ -119,7 +119,8 @@ BUILDERS = {"minipaddle": minipaddle_step, "numpy": numpy_step, "torch": torch_s
 
 def main(argv: list[str] | None = None) -> int:
     return harness.training_benchmark(__file__, __doc__, BUILDERS, "train_mlp",
-                                      {"torch": (1.0, "PyTorch CPU"), "numpy": (0.8, "the numpy floor")},
+                                      [("minipaddle", "torch", 1.0, "PyTorch CPU"),
+                                       ("minipaddle", "numpy", 0.8, "the numpy floor")],
                                       window_seconds=0.5, argv=argv)
 
 

@@ -1,0 +1,155 @@
+"""Eager vs static graphs: the MLP training step (784-256-10, ReLU, cross-entropy, SGD, batch 128) run
+eagerly, as a static Program, and as a static Program after the default optimizing passes; and an
+elementwise-heavy "GELU MLP" forward (GELU written out as its tanh formula: eight elementwise ops per
+activation) where elementwise fusion has something to fuse. PyTorch CPU (2 threads) for reference.
+
+    python benchmarks/static_vs_eager.py [--rounds 5] [--json out.json] [--no-first]
+
+Targets: static >= eager on the MLP step; with the passes (fusion) >= 1.2x eager on the GELU MLP.
+Each variant runs in its own process, alternating; medians of each round's best window.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness  # noqa: E402
+from train_mlp import BATCH, LR, N_HIDDEN, N_IN, N_OUT, data  # noqa: E402
+
+GELU_WIDTH, GELU_DEPTH = 512, 4
+
+
+def _paddle():
+    sys.path.insert(0, str(harness.REPO_ROOT))
+    import minipaddle
+    return minipaddle
+
+
+def _mlp(paddle):
+    nn = paddle.nn
+    return nn.Sequential(nn.Linear(N_IN, N_HIDDEN), nn.ReLU(), nn.Linear(N_HIDDEN, N_OUT))
+
+
+def eager_mlp():
+    paddle = _paddle()
+    paddle.seed(0)
+    model = _mlp(paddle)
+    opt = paddle.optimizer.SGD(learning_rate=LR, parameters=model.parameters())
+    xs, ys = data()
+    x, y = paddle.to_tensor(xs), paddle.to_tensor(ys)
+
+    def step():
+        loss = paddle.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+    return step, paddle.__version__
+
+
+def _static_mlp(with_passes: bool):
+    paddle = _paddle()
+    static = paddle.static
+    paddle.seed(0)
+    paddle.enable_static()
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [BATCH, N_IN], "float32")
+        y = static.data("y", [BATCH], "int64")
+        model = _mlp(paddle)
+        loss = paddle.nn.functional.cross_entropy(model(x), y)
+        paddle.optimizer.SGD(learning_rate=LR, parameters=model.parameters()).minimize(loss)
+    exe = static.Executor(paddle.CPUPlace())
+    exe.run(startup)
+    if with_passes:
+        from minipaddle.framework.static.passes import apply_passes
+        main, _report = apply_passes(main, fetch_list=[loss])
+    xs, ys = data()
+    feed = {"x": xs, "y": ys}
+
+    def step():
+        exe.run(main, feed=feed, fetch_list=[loss])
+    return step, paddle.__version__
+
+
+def static_mlp():
+    return _static_mlp(False)
+
+
+def static_mlp_passes():
+    return _static_mlp(True)
+
+
+def _gelu_tanh(paddle, h):
+    """GELU by its tanh formula, op by op: the chain elementwise fusion turns into one kernel."""
+    return 0.5 * h * (1.0 + paddle.tanh(0.7978845608 * (h + 0.044715 * h * h * h)))
+
+
+def _gelu_forward(paddle, static_mode: bool, with_passes: bool):
+    import numpy as np
+    nn = paddle.nn
+    paddle.seed(0)
+    layers = [nn.Linear(GELU_WIDTH, GELU_WIDTH) for _ in range(GELU_DEPTH)]
+    xs = np.random.default_rng(0).standard_normal((BATCH, GELU_WIDTH)).astype(np.float32)
+
+    def forward(h):
+        for layer in layers:
+            h = _gelu_tanh(paddle, layer(h))
+        return h.mean()
+    if not static_mode:
+        x = paddle.to_tensor(xs)
+
+        def step():
+            with paddle.no_grad():
+                forward(x)
+        return step, paddle.__version__
+    static = paddle.static
+    paddle.enable_static()
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        out = forward(static.data("x", [BATCH, GELU_WIDTH], "float32"))
+    exe = static.Executor(paddle.CPUPlace())
+    exe.run(startup)
+    if with_passes:
+        from minipaddle.framework.static.passes import apply_passes
+        main, _report = apply_passes(main, fetch_list=[out])
+
+    def step():
+        exe.run(main, feed={"x": xs}, fetch_list=[out])
+    return step, paddle.__version__
+
+
+def eager_gelu():
+    return _gelu_forward(_paddle(), False, False)
+
+
+def static_gelu():
+    return _gelu_forward(_paddle(), True, False)
+
+
+def static_gelu_passes():
+    return _gelu_forward(_paddle(), True, True)
+
+
+def torch_mlp():
+    from train_mlp import torch_step
+    return torch_step()
+
+
+BUILDERS = {"eager_mlp": eager_mlp, "static_mlp": static_mlp, "static_mlp_passes": static_mlp_passes,
+            "torch": torch_mlp, "eager_gelu": eager_gelu, "static_gelu": static_gelu,
+            "static_gelu_passes": static_gelu_passes}
+
+
+def main(argv: list[str] | None = None) -> int:
+    return harness.training_benchmark(
+        __file__, __doc__, BUILDERS, "static_vs_eager",
+        [("static_mlp", "eager_mlp", 1.0, "static >= eager"),
+         ("static_mlp_passes", "eager_mlp", 1.0, "static with passes >= eager"),
+         ("static_gelu_passes", "eager_gelu", 1.2, "fusion on an elementwise-heavy model"),
+         ("eager_mlp", "torch", 1.0, "eager vs PyTorch, for reference")],
+        window_seconds=0.5, argv=argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
