@@ -35,9 +35,9 @@ function nodeLine(n: VNode): string {
 export function toDot(view: GraphView): string {
   const out: string[] = [
     'digraph trace {',
-    '  graph [rankdir=TB, fontname="sans-serif", fontsize=10, nodesep=0.25, ranksep=0.35, bgcolor=transparent];',
-    '  node [fontname="sans-serif", fontsize=10, height=0.3, margin="0.08,0.03", fillcolor=white];',
-    '  edge [fontname="sans-serif", fontsize=8, arrowsize=0.6];'
+    '  graph [rankdir=TB, fontname="Helvetica", fontsize=10, nodesep=0.25, ranksep=0.35, bgcolor=transparent];',
+    '  node [fontname="Helvetica", fontsize=10, height=0.3, margin="0.08,0.03", fillcolor=white];',
+    '  edge [fontname="Helvetica", fontsize=8, arrowsize=0.6];'
   ];
   const byCluster = new Map<string | null, VNode[]>();
   for (const n of view.nodes) {
@@ -70,7 +70,11 @@ export function toDot(view: GraphView): string {
     if (labels && e.label) attrs.push(`label=${quote(e.label)}`);
     if (e.kind === 'link') attrs.push('style=dashed', 'constraint=false', 'arrowhead=none');
     if (e.kind === 'gradient') attrs.push('color="#c2410c"');
-    out.push(`  ${quote(e.source)} -> ${quote(e.target)} [${attrs.join(', ')}];`);
+    if (e.kind === 'gradient' && view.kind === 'combined') {
+      // ranked upward: each grad node sits beside its op, gradients flow back up the forward graph
+      attrs.push('dir=back');
+      out.push(`  ${quote(e.target)} -> ${quote(e.source)} [${attrs.join(', ')}];`);
+    } else out.push(`  ${quote(e.source)} -> ${quote(e.target)} [${attrs.join(', ')}];`);
   });
   out.push('}');
   return out.join('\n');

@@ -83,7 +83,7 @@ export class TraceView {
       bar.appendChild(b);
       this.buttons[id] = b;
     };
-    add('mp-reset', '⏮', 'Reset to the first step', () => this.model.reset());
+    add('mp-reset', '↺', 'Reset to the first step', () => this.model.reset());
     add('mp-step-back', '◀', 'Step back (←)', () => this.stepBack());
     add('mp-continue', '▶', 'Continue: play until the end or a NaN/Inf (F8)', () => this.toggle());
     add('mp-step-forward', '▶|', 'Step (F10, →)', () => this.stepForward());
