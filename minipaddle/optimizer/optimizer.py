@@ -234,7 +234,7 @@ class Optimizer:
             if state is None:
                 state = self._create_state(p, group)
             if emit:
-                before = self._capture_before(p)
+                before = self._capture_before(p, g)
             update(p, g, p_lr, state, group)
             p._bump_version()
             if emit:
@@ -249,26 +249,36 @@ class Optimizer:
         return {}
 
     # ---- reporting updates (only while an instrument subscriber listens) ------------------------
-    def _capture_before(self, p: Tensor) -> np.ndarray:
-        """The parameter's values before its update, copied into one reused scratch buffer (as big as
-        the biggest parameter, kept once someone listened): a fresh 800 KB copy per weight per step
-        would be handed back to the OS and faulted in again each time."""
+    def _capture_before(self, p: Tensor, g: np.ndarray) -> tuple:
+        """(the parameter's values before its update, the squared norm of the gradient `g`).
+
+        The values go into one reused scratch buffer (as big as the biggest parameter, kept once
+        someone listened): a fresh 800 KB copy per weight per step would be handed back to the OS and
+        faulted in again each time. Copy and gradient norm are one compiled call for float arrays.
+        """
         data = p._data
         scratch = self.__dict__.get("_before_scratch")
         if scratch is None or scratch.dtype != data.dtype or scratch.size < data.size:
             scratch = self._before_scratch = np.empty(data.size, data.dtype)
-        before = scratch[:data.size].reshape(data.shape)
-        np.copyto(before, data)
-        return before
+        before = scratch[:data.size]
+        if _fast_norms(data, g):
+            return before, _norm_kernels().copy_and_square_sum(data.reshape(-1), before, g.reshape(-1))
+        np.copyto(before.reshape(data.shape), data)
+        return before, None
 
-    def _emit_update(self, p: Tensor, g: np.ndarray, lr: float, before: np.ndarray) -> None:
-        """Report the update of `p`: the norms of the gradient and of the change (computed in the
-        scratch buffer `before`, which this overwrites)."""
-        delta = np.subtract(p._data, before, out=before).reshape(-1)
-        flat = g.reshape(-1)
+    def _emit_update(self, p: Tensor, g: np.ndarray, lr: float, before: tuple) -> None:
+        """Report the update of `p`: the norms of the gradient and of the change since `before`."""
+        values, grad_sq = before
+        data = p._data
+        if grad_sq is not None:
+            update_sq = _norm_kernels().diff_square_sum(data.reshape(-1), values)
+        else:
+            grad_sq = _square_sum(g.reshape(-1))
+            delta = np.subtract(data.reshape(-1), values, out=values)
+            update_sq = _square_sum(delta)
         instrument.emit({"kind": "optimizer_update", "optimizer": type(self).__name__, "param": p.name,
-                         "tensor": p, "lr": float(lr), "grad_norm": _norm(flat),
-                         "update_norm": _norm(delta)})
+                         "tensor": p, "lr": float(lr), "grad_norm": float(np.sqrt(grad_sq)),
+                         "update_norm": float(np.sqrt(update_sq))})
 
     # ---- accumulators and their state dict -------------------------------------------------
     def _kind_name(self, kind: str) -> str:
@@ -396,12 +406,28 @@ class Optimizer:
         return f"{type(self).__name__}(learning_rate={self._learning_rate!r}, {len(self._all_params)} parameters)"
 
 
-def _norm(flat: np.ndarray) -> float:
-    """The L2 norm of a 1-D array, as np.linalg.norm computes it for real ones (one BLAS dot), without
-    its checks and conversions."""
+def _fast_norms(data: np.ndarray, g: np.ndarray) -> bool:
+    """Whether the compiled norms take these arrays (contiguous float32/float64)."""
+    return (data.dtype.char in "fd" and g.dtype.char in "fd" and data.flags.c_contiguous
+            and g.flags.c_contiguous)
+
+
+_kernels = None
+
+
+def _norm_kernels():
+    global _kernels
+    if _kernels is None:  # numba loads when an update is first reported, never at import
+        from ..visualizer import summary_kernels
+        _kernels = summary_kernels
+    return _kernels
+
+
+def _square_sum(flat: np.ndarray) -> float:
+    """Sum of |x|**2 of a 1-D array (np.linalg.norm's way, squared: one BLAS dot for real ones)."""
     if flat.dtype.kind == "c":
-        return float(np.linalg.norm(flat))
-    return float(np.sqrt(np.dot(flat, flat)))
+        return float(np.vdot(flat, flat).real)
+    return float(np.dot(flat, flat))
 
 
 def _named_tensor(data: np.ndarray, name: str) -> Tensor:

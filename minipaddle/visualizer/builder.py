@@ -19,7 +19,8 @@ from __future__ import annotations
 import datetime
 import time
 import weakref
-from collections import deque
+import itertools
+from collections import Counter, deque
 
 import numpy as np
 
@@ -55,10 +56,12 @@ class TraceBuilder:
         self.t0_ns = time.perf_counter_ns()
         self.objects: dict[str, dict] = {}   # id -> record: tensors, states, nodes, grad nodes, updates
         self.state_data: dict[str, tuple] = {}  # state id -> (Summary, values array or None)
-        self.refs: dict[str, int] = {}       # id -> number of retained steps holding it
+        self.refs: Counter = Counter()       # id -> number of retained steps holding it
         self.steps: deque = deque()          # (step record, [ids it holds], bytes)
         self.next_step = 0
-        self.counters = {"t": 0, "s": 0, "n": 0, "g": 0, "u": 0}
+        # the next number of each kind of id ("t7", "s31", ...)
+        self._counters = {prefix: itertools.count(1).__next__ for prefix in "tsngu"}
+        self._next_t, self._next_s = self._counters["t"], self._counters["s"]
         self.bytes_used = 0
         self.values_bytes = 0
         self.dropped_steps = 0
@@ -81,14 +84,7 @@ class TraceBuilder:
 
     # ---- ids ----------------------------------------------------------------------------
     def _new_id(self, prefix: str) -> str:
-        self.counters[prefix] += 1
-        return f"{prefix}{self.counters[prefix]}"
-
-    def _lookup(self, table: dict, obj) -> str | None:
-        entry = table.get(id(obj))
-        if entry is not None and entry[0]() is obj:
-            return entry[1]
-        return None
+        return f"{prefix}{self._counters[prefix]()}"
 
     def _remember(self, table: dict, obj, trace_id: str) -> None:
         key = id(obj)
@@ -102,21 +98,25 @@ class TraceBuilder:
     # ---- tensors and states -----------------------------------------------------------
     def _tensor(self, t, role: str, held: list, producer: str | None = None) -> str:
         """The trace id of tensor `t`, making its record when it is new (or was dropped)."""
-        tid = self._lookup(self._tensor_ids, t)
-        if tid is None:
-            tid = self._new_id("t")
+        entry = self._tensor_ids.get(id(t))
+        if entry is not None and entry[0]() is t:
+            tid = entry[1]
+            if tid in self.objects:
+                held.append(tid)
+                return tid
+        else:
+            tid = f"t{self._next_t()}"
             self._remember(self._tensor_ids, t, tid)
-        if tid not in self.objects:
-            if role != "gradient" and producer is None and isinstance(t, Parameter):
-                role = "parameter"
-                if t._name is not None:
-                    self._params[t._name] = weakref.ref(t)
-            data = t._data
-            self.objects[tid] = {"id": tid, "name": t._name, "shape": list(data.shape),
-                                 "dtype": _dtype_name(data.dtype), "role": role,
-                                 "stop_gradient": bool(t.stop_gradient), "producer": producer,
-                                 "grad_of": None, "grad": None, "states": []}
-            self.bytes_used += TENSOR_BYTES
+        if role != "gradient" and producer is None and isinstance(t, Parameter):
+            role = "parameter"
+            if t._name is not None:
+                self._params[t._name] = weakref.ref(t)
+        data = t._data
+        self.objects[tid] = {"id": tid, "name": t._name, "shape": list(data.shape),
+                             "dtype": _dtype_name(data.dtype), "role": role,
+                             "stop_gradient": bool(t.stop_gradient), "producer": producer,
+                             "grad_of": None, "grad": None, "states": []}
+        self.bytes_used += TENSOR_BYTES
         held.append(tid)
         return tid
 
@@ -130,7 +130,8 @@ class TraceBuilder:
         always summarized anew -- an optimizer may report before bumping the version.
         """
         data = t._data
-        version = t.inplace_version
+        root = t if t._base is None else t._base  # (t.inplace_version, without the property call)
+        version = 0 if root._counter is None else root._counter.value
         record = self.objects[tid]
         summary = None
         if like is not None and data.size >= SAME_CHECK_NUMEL and same_values(data, like[0]):
@@ -143,8 +144,12 @@ class TraceBuilder:
                 _cache_summary(t, data, version, summary)
         else:
             summary = summarize(data)
-        values, omitted, nbytes = self._values_for(data)
-        sid = self._new_id("s")
+        if self.values == "none":
+            values, omitted, nbytes = None, "mode", 0
+        else:
+            values, omitted, nbytes = self._values_for(data)
+            self.values_bytes += nbytes
+        sid = f"s{self._next_s()}"
         self.objects[sid] = {"id": sid, "tensor": tid, "step": step, "version": version, "values_omitted": omitted}
         self.state_data[sid] = (summary, values)
         record["states"].append(sid)
@@ -152,7 +157,6 @@ class TraceBuilder:
         if summary.nan_count or summary.inf_count:  # flagged by the handler, which knows the context
             self._nan_pending.append((sid, t))
         self.bytes_used += STATE_BYTES + nbytes
-        self.values_bytes += nbytes
         held.append(sid)
         return sid
 
@@ -170,10 +174,12 @@ class TraceBuilder:
     def _current_state(self, tid: str, t, held: list, step: int) -> str:
         """The state of an input: its newest one, or a new one if it changed since."""
         last = self._last_state.get(tid)
-        if last is None or last[0] not in self.objects or last[1] != t.inplace_version:
-            return self._state(tid, t, held, step, read=True)
-        held.append(last[0])
-        return last[0]
+        if last is not None and last[0] in self.objects:
+            root = t if t._base is None else t._base
+            if last[1] == (0 if root._counter is None else root._counter.value):
+                held.append(last[0])
+                return last[0]
+        return self._state(tid, t, held, step, read=True)
 
     def _input(self, t, held: list, step: int) -> tuple[str, str]:
         """(tid, sid) of an op's input; a tensor that took over an in-place result's history
@@ -181,9 +187,9 @@ class TraceBuilder:
         tid = None
         node = t._node
         if node is not None:
-            gid = self._lookup(self._node_ids, node)
-            if gid is not None:
-                tid = self._output_of.get((gid, t._out_index))
+            entry = self._node_ids.get(id(node))
+            if entry is not None and entry[0]() is node:
+                tid = self._output_of.get((entry[1], t._out_index))
                 if tid is not None and tid not in self.objects:
                     tid = None
         if tid is None:
@@ -255,29 +261,33 @@ class TraceBuilder:
         A node made by a recorded op (`inputs` given) lists its edges; one met only as an edge's
         end or a backward step was made before the recording began: it is marked "outside" and
         its edges are not followed (that could walk a whole earlier graph)."""
-        gid = self._lookup(self._node_ids, node)
-        if gid is None:
+        entry = self._node_ids.get(id(node))
+        if entry is not None and entry[0]() is node:
+            gid = entry[1]
+            if gid in self.objects:
+                held.append(gid)
+                return gid
+        else:
             gid = self._new_id("g")
             self._remember(self._node_ids, node, gid)
-        if gid not in self.objects:
-            if type(node) is AccumulateGrad:
-                leaf = node.tensor_ref()
-                tid = self._tensor(leaf, "leaf", held) if leaf is not None else None
-                record = {"id": gid, "name": "accumulate_grad", "kind": "accumulate", "op": None,
-                          "forward_node": None, "tensor": tid, "next": [], "outside": False,
-                          "forward_inputs": [], "forward_outputs": [tid]}
-            else:
-                nexts = []
-                if inputs is not None:
-                    nexts = [None if edge is None else {"node": self._grad_node(edge[0], held), "output_index": edge[1]}
-                             for edge in node.next_edges]
-                record = {"id": gid, "name": f"{node.op.name}_grad", "kind": "grad", "op": node.op.name,
-                          "forward_node": forward_node, "tensor": None, "next": nexts, "outside": inputs is None,
-                          "forward_inputs": list(inputs or ()), "forward_outputs": list(outputs)}
-                for index, tid in enumerate(outputs):
-                    self._output_of[(gid, index)] = tid
-            self.objects[gid] = record
-            self.bytes_used += GRAD_NODE_BYTES
+        if type(node) is AccumulateGrad:
+            leaf = node.tensor_ref()
+            tid = self._tensor(leaf, "leaf", held) if leaf is not None else None
+            record = {"id": gid, "name": "accumulate_grad", "kind": "accumulate", "op": None,
+                      "forward_node": None, "tensor": tid, "next": [], "outside": False,
+                      "forward_inputs": [], "forward_outputs": [tid]}
+        else:
+            nexts = []
+            if inputs is not None:
+                nexts = [None if edge is None else {"node": self._grad_node(edge[0], held), "output_index": edge[1]}
+                         for edge in node.next_edges]
+            record = {"id": gid, "name": f"{node.op.name}_grad", "kind": "grad", "op": node.op.name,
+                      "forward_node": forward_node, "tensor": None, "next": nexts, "outside": inputs is None,
+                      "forward_inputs": list(inputs or ()), "forward_outputs": list(outputs)}
+            for index, tid in enumerate(outputs):
+                self._output_of[(gid, index)] = tid
+        self.objects[gid] = record
+        self.bytes_used += GRAD_NODE_BYTES
         held.append(gid)
         return gid
 
@@ -441,9 +451,7 @@ class TraceBuilder:
 
     # ---- the ring buffer ------------------------------------------------------------------
     def _push(self, step: dict, held: list) -> None:
-        refs = self.refs
-        for obj_id in held:
-            refs[obj_id] = refs.get(obj_id, 0) + 1
+        self.refs.update(held)  # (Counter.update counts in C)
         self.steps.append((step, held, STEP_BYTES))
         self.bytes_used += STEP_BYTES
         self.next_step += 1

@@ -40,16 +40,14 @@ class Summary(NamedTuple):
         return self.nan_count > 0 or self.inf_count > 0
 
 
-# Below SMALL elements one careful compiled pass is quickest; above, numpy's SIMD min/max first
-# tells whether every value is finite (a NaN or Inf anywhere shows up in them), and then one
-# vectorized pass sums the moments. (numba does not vectorize float min/max reductions: its own
-# loop would take 4x numpy's.) The histogram of a big tensor counts a strided sample of at most
-# HIST_SAMPLE values (its `stride` says so): the picture is the same at a fraction of the cost.
-# A 784x256 float32 tensor: ~45 us, about half of it numpy's min and max.
+# Below SMALL elements one careful compiled pass is quickest; above, one vectorized pass finds min,
+# max and the moments, and tells whether every value is finite (else the careful pass counts NaN and
+# Inf). The histogram of a big tensor counts a strided sample of at most HIST_SAMPLE values (its
+# `stride` says so): the picture is the same at a fraction of the cost. A 784x256 float32 tensor:
+# ~45 us (numpy's min, max, mean and std: ~400 us).
 SMALL = 2048
 HIST_SAMPLE = 4096
 _kernels = None
-_min, _max = np.minimum.reduce, np.maximum.reduce
 
 
 def _load_kernels():
@@ -72,15 +70,18 @@ def summarize(array: np.ndarray) -> Summary:
     k = _kernels if _kernels is not None else _load_kernels()
     hist = np.empty(BINS, np.int64)
     if n > SMALL:
-        lo, hi = float(_min(flat)), float(_max(flat))
-        if -math.inf < lo and hi < math.inf:  # (False for NaN too)
-            shift = lo * 0.5 + hi * 0.5  # the midrange (halved first: lo + hi may overflow)
-            stride = -(-n // HIST_SAMPLE)
-            total, squares = k.finite_moments(flat, shift, lo, hi, stride, hist)
-            if math.isfinite(total) and math.isfinite(squares):  # else float64 beyond 1e154: the careful path
-                mean = total / n
-                var = squares / n - mean * mean
-                return Summary(n, lo, hi, shift + mean, math.sqrt(var) if var > 0.0 else 0.0, 0, 0, hist, stride)
+        stride = -(-n // HIST_SAMPLE)
+        if a.dtype.char == "f":
+            finite, lo, hi, shift, total, squares = k.big_summary32(flat, flat.view(np.int32), stride, hist)
+        else:
+            finite, lo, hi, shift, total, squares = k.big_summary64(flat, flat.view(np.int64), stride, hist)
+        if finite and not (math.isfinite(total) and math.isfinite(squares)):  # float64 sums beyond 1e308:
+            shift = lo * 0.5 + hi * 0.5                                         # around the midrange
+            total, squares = k.moments(flat, shift)
+        if finite and math.isfinite(total) and math.isfinite(squares):  # (else NaN/Inf somewhere, or sums
+            mean = total / n                                               # still overflowing: careful path)
+            var = squares / n - mean * mean
+            return Summary(n, lo, hi, shift + mean, math.sqrt(var) if var > 0.0 else 0.0, 0, 0, hist, stride)
     finite, nans, infs, lo, hi, mean, std = k.summarize_flat(flat, hist)
     if finite == 0:
         return Summary(n, None, None, None, None, nans, infs, None)

@@ -384,3 +384,110 @@ def test_a_bad_event_is_noted_in_the_trace_not_raised():
     doc = rec.trace.to_dict()
     assert len(doc["recording"]["errors"]) == 1 and "backward_step" in doc["recording"]["errors"][0]
     assert len(doc["graph"]["forward"]["nodes"]) == 1
+
+
+def _summaries_made(monkeypatch) -> list:
+    """Spy on the recorder's summarize(): the sizes of the arrays it summarizes."""
+    from minipaddle.visualizer import builder
+    made: list = []
+    real = builder.summarize
+    monkeypatch.setattr(builder, "summarize", lambda a: made.append(a.size) or real(a))
+    return made
+
+
+def _state_summary(trace, sid: str) -> dict:
+    return trace.state(sid)["summary"]
+
+
+def test_a_parameter_unchanged_since_the_last_recording_is_not_summarized_again(monkeypatch):
+    paddle.seed(3)
+    layer = nn.Linear(40, 30)  # a 1200-value weight
+    opt = paddle.optimizer.SGD(learning_rate=0.1, parameters=layer.parameters())
+    x = paddle.rand([4, 40])
+    made = _summaries_made(monkeypatch)
+    with paddle.debug.record() as first:
+        layer(x).sum().backward()
+        opt.step()
+    assert made.count(1200) == 3  # input state, gradient, value after the update (the .grad shares one)
+    made.clear()
+    with paddle.debug.record() as second:
+        layer(x)
+    assert 1200 not in made  # the weight did not change since the first recording's last summary
+    after_update = first.trace.to_dict()["steps"][-2]["states"][0]
+    assert first.trace.tensor(first.trace.state(after_update)["tensor"])["name"] == layer.weight.name
+    node = second.trace.nodes[0]
+    summary = _state_summary(second.trace, node["input_states"][1])
+    assert summary == _state_summary(first.trace, after_update)
+    assert summary["mean"] == pytest.approx(float(layer.weight.numpy().astype(np.float64).mean()), rel=1e-12)
+
+    with paddle.no_grad():
+        layer.weight.set_value(np.full([40, 30], 2.0, np.float32))  # set_value bumps the version
+    made.clear()
+    with paddle.debug.record() as third:
+        layer(x)
+    assert made.count(1200) == 1
+    assert _state_summary(third.trace, third.trace.nodes[0]["input_states"][1])["mean"] == 2.0
+
+
+def test_a_grad_buffer_shares_the_gradients_summary_only_when_equal(monkeypatch):
+    paddle.seed(4)
+    layer = nn.Linear(40, 30)
+    x = paddle.rand([4, 40])
+    made = _summaries_made(monkeypatch)
+
+    def accumulate_steps(rec):
+        """(incoming gradient state, .grad state) of the weight's accumulate step."""
+        doc = validated(rec.trace)
+        step = next(s for s in doc["steps"] if s["kind"] == "backward_step"
+                    and rec.trace.node(s["node"])["kind"] == "accumulate"
+                    and rec.trace.tensor(rec.trace.node(s["node"])["tensor"])["name"] == layer.weight.name)
+        return step["grads_in"][0], step["grads_out"][0]
+
+    with paddle.debug.record() as rec:  # .grad was empty: a copy of the incoming gradient
+        layer(x).sum().backward()
+    incoming, buffer = accumulate_steps(rec)
+    assert made.count(1200) == 2  # the weight as an input, its gradient; not the .grad buffer
+    assert _state_summary(rec.trace, buffer) == _state_summary(rec.trace, incoming)
+    layer.clear_gradients()  # zeroed in place: the next gradient fills it, equal again
+    with paddle.debug.record() as rec:
+        layer(x).sum().backward()
+    incoming, buffer = accumulate_steps(rec)
+    assert _state_summary(rec.trace, buffer) == _state_summary(rec.trace, incoming)
+
+    made.clear()
+    with paddle.debug.record() as rec:  # no clear_grad: .grad now holds twice the gradient
+        layer(x).sum().backward()
+    incoming, buffer = accumulate_steps(rec)
+    assert made.count(1200) == 2  # the gradient, and the buffer that differs from it
+    grad = layer.weight.grad.numpy().astype(np.float64)
+    summary = _state_summary(rec.trace, buffer)
+    assert (summary["min"], summary["max"]) == (grad.min(), grad.max())
+    assert summary["mean"] == pytest.approx(2 * _state_summary(rec.trace, incoming)["mean"], rel=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])  # float16: the numpy path
+def test_optimizer_update_norms_match_numpy(dtype):
+    paddle.seed(5)
+    layer = nn.Linear(30, 20)
+    if dtype != "float32":
+        layer.to(dtype=dtype)
+    opt = paddle.optimizer.Momentum(learning_rate=0.1, momentum=0.9, parameters=layer.parameters(), weight_decay=0.1)
+    (layer(paddle.rand([3, 30]).astype(dtype)) ** 2).sum().backward()
+    before = {p.name: p.numpy().astype(np.float64) for p in layer.parameters()}
+    grads = {p.name: p.grad.numpy().astype(np.float64) + 0.1 * before[p.name] for p in layer.parameters()}
+    heard = []
+    unsubscribe = instrument.subscribe(heard.append)
+    try:
+        opt.step()
+    finally:
+        unsubscribe()
+    updates = {e["param"]: e for e in heard if e["kind"] == "optimizer_update"}
+    assert sorted(updates) == sorted(before)
+    for p in layer.parameters():
+        e = updates[p.name]
+        assert e["tensor"] is p and e["optimizer"] == "Momentum"
+        tol = 1e-5 if dtype == "float32" else 2e-3
+        assert e["grad_norm"] == pytest.approx(np.linalg.norm(grads[p.name]), rel=tol)
+        assert e["update_norm"] == pytest.approx(np.linalg.norm(p.numpy().astype(np.float64) - before[p.name]),
+                                                 rel=tol)
+        assert e["update_norm"] > 0

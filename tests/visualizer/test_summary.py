@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from minipaddle.visualizer import load_schema, summarize
-from minipaddle.visualizer.summary import BINS, HIST_SAMPLE, SMALL, jsonable, summary_to_json, values_to_json
+from minipaddle.visualizer.summary import (BINS, HIST_SAMPLE, SMALL, jsonable, same_values, summary_to_json,
+                                          values_to_json)
 
 
 def _reference(a: np.ndarray) -> dict:
@@ -41,10 +42,11 @@ def test_summary_matches_numpy_on_drawn_arrays(a):
         assert np.abs(s.hist - expected).sum() <= 2  # a value on a bin edge may round either way
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("n", [SMALL + 1, HIST_SAMPLE * 3 + 5])
-def test_big_tensors_take_the_fast_path_with_exact_statistics(n):
+def test_big_tensors_take_the_fast_path_with_exact_statistics(n, dtype):
     rng = np.random.default_rng(1)
-    a = (rng.standard_normal(n) * 3 + 100).astype(np.float32)
+    a = (rng.standard_normal(n) * 3 + 100).astype(dtype)
     s = summarize(a)
     x = a.astype(np.float64)
     assert (s.min, s.max, s.nan_count, s.inf_count) == (x.min(), x.max(), 0, 0)
@@ -56,6 +58,57 @@ def test_big_tensors_take_the_fast_path_with_exact_statistics(n):
     a[n // 2] = np.nan  # one NaN anywhere: the careful path, every value counted
     s = summarize(a)
     assert (s.nan_count, s.hist_stride, s.hist.sum()) == (1, 1, n - 1)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan, "-nan"])
+def test_one_pass_finds_any_non_finite_value(dtype, bad):
+    # min and max come from the values' bits read as integers: every NaN (either sign) and +-Inf must
+    # still show up, anywhere, and send the tensor down the careful path that counts them
+    n = SMALL * 3
+    for where in (0, n // 2, n - 1):
+        a = np.linspace(-5, 5, n).astype(dtype)
+        if bad == "-nan":
+            a[where] = -np.nan
+            assert np.signbit(a[where])
+        else:
+            a[where] = bad
+        s = summarize(a)
+        finite = np.delete(a, where).astype(np.float64)
+        is_nan = bad == "-nan" or np.isnan(bad)
+        assert (s.nan_count, s.inf_count) == ((1, 0) if is_nan else (0, 1))
+        assert (s.min, s.max) == (finite.min(), finite.max()) and s.mean == pytest.approx(finite.mean(), abs=1e-12)
+        assert s.hist_stride == 1 and s.hist.sum() == n - 1
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_one_pass_statistics_keep_their_digits(dtype):
+    n = SMALL * 4
+    rng = np.random.default_rng(2)
+    offset = (rng.standard_normal(n) * 1e-3 + 1e4).astype(dtype)  # std 1e-7 of the mean: a cancelling sum
+    spiky = np.zeros(n, dtype)
+    spiky[::64] = 1e6  # every value the shift is taken from is an outlier
+    signed = np.array([-0.0, 0.0] * (n // 2), dtype)
+    for a in (offset, spiky, signed, -offset):
+        s, x = summarize(a), a.astype(np.float64)
+        assert (s.min, s.max) == (x.min(), x.max())
+        assert s.mean == pytest.approx(x.mean(), rel=1e-12) and s.std == pytest.approx(x.std(), rel=1e-7, abs=1e-300)
+    assert summarize(signed).std == 0.0
+
+
+def test_same_values_compares_bits():
+    a = np.random.default_rng(3).standard_normal((40, 50)).astype(np.float32)
+    b = a.copy()
+    assert same_values(a, b) and same_values(a, a)
+    b[17, 3] = np.nextafter(b[17, 3], np.float32(10))  # one ulp
+    assert not same_values(a, b)
+    assert not same_values(a, a.astype(np.float64)) and not same_values(a, a[:, :10])
+    nan = np.full(2000, np.nan)
+    assert same_values(nan, nan.copy())  # the same bits: one summary fits both
+    assert not same_values(np.zeros(2000), np.full(2000, -0.0))  # equal numbers, not the same state
+    assert same_values(a.T, b.T.copy()) is False and same_values(a.T, a.T.copy())  # non-contiguous
+    assert same_values(a.astype(np.float16), a.astype(np.float16))
+    assert same_values(np.arange(5000), np.arange(5000)) and not same_values(np.arange(5), np.arange(5) + 1)
 
 
 def test_summaries_of_other_dtypes_layouts_and_edge_cases():
