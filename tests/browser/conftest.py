@@ -182,6 +182,8 @@ def browser():
         from playwright.sync_api import sync_playwright
     except ImportError:
         pytest.fail(f"the playwright package is missing; {FIX}", pytrace=False)
+    for stale in ARTIFACTS.glob("failed-*.png"):  # a failure screenshot belongs to the run that made it
+        stale.unlink()
     profile = tempfile.mkdtemp(prefix="mp-chromium-")
     with sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
@@ -201,8 +203,10 @@ def page(browser, request):
     tab.set_default_timeout(20_000)
     tab.set_default_navigation_timeout(30_000)
     errors: list[str] = []
+    console: list[str] = []
     tab.on("pageerror", lambda exc: errors.append(str(exc)))
-    tab.page_errors = errors
+    tab.on("console", lambda msg: console.append(msg.text) if msg.type == "error" else None)
+    tab.page_errors, tab.console_errors = errors, console
     yield tab
     report = getattr(request.node, "rep_call", None)
     if report is not None and report.failed:
