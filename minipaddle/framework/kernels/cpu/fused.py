@@ -1,0 +1,269 @@
+"""Fused elementwise kernels: one numba loop generated from a chain of scalar primitives.
+
+The fusion pass (framework/static/passes/fusion.py) turns a DAG of elementwise ops such as
+`multiply -> gelu -> add` into one `fused_elementwise` op. Its kernel is *generated source*: the
+primitives' own definitions (ops/primitives.py, copied verbatim) and one loop that calls them in
+order, so each element is read once, kept in a register through the whole chain and written once:
+
+    @njit(cache=True, nogil=True)
+    def fused_3f2a9c01d4e5b6a7(x0, x1, out0):
+        s1 = x1[0]                                  # a scalar input is read once
+        for i in range(out0.size):
+            t0 = np.float32(prim_multiply(x0[i], s1))
+            t1 = np.float32(prim_gelu(t0))          # each step rounds to the op's dtype, as unfused
+            out0[i] = t1
+
+`generate_source` writes that text (print it: `op.attrs["source"]`); `load_kernel` saves it to a
+file in the cache directory (`$MINIPADDLE_FUSED_CACHE`, else `$XDG_CACHE_HOME/minipaddle/fused`,
+else `~/.cache/minipaddle/fused`), imports it and keeps the function in a module-level dict keyed
+by the source's hash. numba's `cache=True` needs a real file; with one, a new process loads the
+compiled machine code instead of compiling again. numba is imported only when a kernel loads.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import inspect
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from ...ops import primitives as P
+
+# ---- primitives for ops that have none in primitives.py (their eager kernels are numpy calls) ----
+
+
+def elementwise_pow(x, y):
+    return x ** y
+
+
+def scale(x, s, b):
+    return x * s + b
+
+
+def scale_bias_first(x, s, b):
+    return (x + b) * s
+
+
+def assign(x):
+    return x
+
+
+# op type -> (primitive, names of the attributes passed after the tensor arguments)
+_UNARY = ("neg", "abs", "exp", "log", "log1p", "sqrt", "rsqrt", "square", "sin", "cos", "tanh", "erf",
+          "sign", "floor", "ceil", "round", "relu", "relu6", "sigmoid", "silu", "hardswish", "mish",
+          "tanhshrink", "softsign")
+_BINARY = ("add", "subtract", "multiply", "divide", "maximum", "minimum", "relu_grad")
+RULES: dict[str, tuple[Callable, tuple[str, ...]]] = {name: (getattr(P, name), ()) for name in _UNARY + _BINARY}
+RULES.update({
+    "elementwise_pow": (elementwise_pow, ()),
+    "assign": (assign, ()),
+    "leaky_relu": (P.leaky_relu, ("negative_slope",)),
+    "elu": (P.elu, ("alpha",)),
+    "softplus": (P.softplus, ("beta", "threshold")),
+    "hardsigmoid": (P.hardsigmoid, ("slope", "offset")),
+    "hardtanh": (P.clip, ("min", "max")),
+    "clip": (P.clip, ("min", "max")),
+    "gelu": (P.gelu, ()),      # approximate=True picks gelu_tanh (see primitive_for)
+    "scale": (scale, ("scale", "bias")),
+})
+BINARY_OPS = frozenset(_BINARY + ("elementwise_pow",))
+
+
+def fusable_type(op_type: str) -> bool:
+    """True when the fusion pass knows the scalar math of `op_type`."""
+    return op_type in RULES
+
+
+def primitive_for(op_type: str, attrs: dict) -> tuple[Callable, list]:
+    """The primitive that computes `op_type` and the attribute values it takes after the tensors."""
+    fn, names = RULES[op_type]
+    if op_type == "gelu" and attrs.get("approximate"):
+        fn = P.gelu_tanh
+    if op_type == "scale" and not attrs.get("bias_after_scale", True):
+        fn = scale_bias_first
+    values = []
+    for name in names:
+        value = attrs.get(name)
+        if value is None and op_type == "clip":  # an open bound
+            value = -np.inf if name == "min" else np.inf
+        values.append(float(value))
+    return fn, values
+
+
+# ---- code generation ---------------------------------------------------------------------------
+
+
+def _literal(value: float, dtype: np.dtype) -> str:
+    text = repr(float(value))
+    if text in ("inf", "-inf", "nan"):
+        text = {"inf": "math.inf", "-inf": "-math.inf", "nan": "math.nan"}[text]
+    return f"np.{dtype.name}({text})"
+
+
+def _primitive_source(fn: Callable) -> str:
+    """The primitive's own source, renamed prim_<name> (abs/round would shadow builtins)."""
+    text = inspect.getsource(fn)
+    return re.sub(r"^def (\w+)\(", r"def prim_\1(", text, count=1, flags=re.M).rstrip() + "\n"
+
+
+def _constants(fns) -> list[str]:
+    """Module constants the primitives read (SQRT_HALF, ...), written into the generated module."""
+    lines = []
+    for fn in fns:
+        for name in fn.__code__.co_names:
+            value = fn.__globals__.get(name)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                line = f"{name} = {value!r}"
+                if line not in lines:
+                    lines.append(line)
+    return lines
+
+
+def generate_source(steps: list[dict], input_kinds: list[str], outputs: list[str], dtype) -> tuple[str, str]:
+    """(kernel name, module source) of the loop computing `steps`.
+
+    steps: [{"type", "attrs", "args": ["x0" | "t3" | "=0.5", ...], "out": "t4"}] in program order; inputs
+    are x0, x1, ... (kind "s": one element, read once before the loop), "=<number>" a constant written
+    into the loop; outputs name the temps stored.
+    """
+    dtype = np.dtype(dtype)
+    prims, body, expr = [], [], []
+    for step in steps:
+        fn, values = primitive_for(step["type"], step["attrs"])
+        if fn not in prims:
+            prims.append(fn)
+        args = [_arg(a, input_kinds, dtype) for a in step["args"]] + [_literal(v, dtype) for v in values]
+        body.append(f"        {step['out']} = np.{dtype.name}(prim_{fn.__name__}({', '.join(args)}))")
+        shown = [a[1:] if a.startswith("=") else a for a in step["args"]] + [repr(v) for v in values]
+        expr.append(f"{step['out']} = {fn.__name__}({', '.join(shown)})")
+    n_in = len(input_kinds)
+    params = [f"x{i}" for i in range(n_in)] + [f"out{j}" for j in range(len(outputs))]
+    loads = [f"    s{i} = x{i}[0]" for i, k in enumerate(input_kinds) if k == "s"]
+    stores = [f"        out{j}[i] = {name}" for j, name in enumerate(outputs)]
+    expr += [f"out{j} = {name}" for j, name in enumerate(outputs)]
+    expression = "; ".join(expr)
+    digest = hashlib.sha1(f"{dtype.name}|{input_kinds}|{expression}".encode()).hexdigest()[:16]
+    kernel_name = f"fused_{digest}"
+    head = [f'"""Generated by minipaddle\'s fusion pass ({dtype.name}); inputs {", ".join(input_kinds)}.', "",
+            *[f"    {e}" for e in expr], '"""', "import math", "", "import numpy as np",
+            "from numba import njit", ""]
+    consts = _constants(prims)
+    parts = ["\n".join(head) + ("\n" + "\n".join(consts) + "\n" if consts else "")]
+    parts += [f'\n@njit(inline="always")\n{_primitive_source(fn)}' for fn in prims]
+    loop = [f"\n@njit(cache=True, nogil=True)\ndef {kernel_name}({', '.join(params)}):", *loads,
+            "    for i in range(out0.size):", *body, *stores]
+    parts.append("\n".join(loop) + "\n")
+    return kernel_name, "\n".join(parts)
+
+
+def _arg(name: str, input_kinds: list[str], dtype: np.dtype) -> str:
+    if name.startswith("="):  # a scalar constant, written into the loop as a literal
+        return _literal(float(name[1:]), dtype)
+    if name.startswith("x"):
+        i = int(name[1:])
+        return f"s{i}" if input_kinds[i] == "s" else f"{name}[i]"
+    return name
+
+
+# ---- compiling and caching ---------------------------------------------------------------------
+
+_KERNELS: dict[str, Callable] = {}   # kernel name (a hash of the expression) -> the jitted loop
+
+
+def cache_dir() -> Path:
+    """Where generated kernel files (and numba's compiled code beside them) are kept."""
+    env = os.environ.get("MINIPADDLE_FUSED_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "minipaddle" / "fused"
+
+
+def load_kernel(kernel_name: str, source: str) -> Callable:
+    """The jitted loop for `source`: from the in-process dict, else written to a file and imported."""
+    fn = _KERNELS.get(kernel_name)
+    if fn is not None:
+        return fn
+    folder = cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{kernel_name}.py"
+    try:
+        current = path.read_text()
+    except OSError:
+        current = None
+    if current != source:  # write-then-rename: a concurrent reader never sees half a file
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            f.write(source)
+        os.replace(tmp, path)
+    module_name = f"minipaddle_fused.{kernel_name}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    fn = _KERNELS[kernel_name] = getattr(module, kernel_name)
+    return fn
+
+
+# ---- the op's kernel ---------------------------------------------------------------------------
+
+
+def fused_elementwise_kernel(*arrays, kernel_name: str = "", source: str = "", expression: str = "",
+                             input_kinds=(), steps=(), outputs=(), dtype=None):
+    """Run the generated loop; inputs it cannot take as they are (another dtype, a broadcast among
+    full inputs) run the original ops one by one instead, so the answer is always the unfused one."""
+    dt = np.dtype(dtype)
+    shape = next((a.shape for a, k in zip(arrays, input_kinds) if k == "a"), None)
+    flat = [] if shape is not None else None
+    for a, kind in zip(arrays, input_kinds):
+        if flat is None or a.dtype != dt:
+            flat = None
+            break
+        if kind == "a":
+            if a.shape != shape:
+                flat = None
+                break
+            flat.append(a.reshape(-1))
+        elif kind == "s":
+            if a.size != 1 or a.ndim > len(shape):
+                flat = None
+                break
+            flat.append(a.reshape(1))
+        else:
+            try:
+                flat.append(np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1))
+            except ValueError:
+                flat = None
+                break
+    if flat is None:
+        result = run_unfused(arrays, steps, outputs, dt)
+    else:
+        fn = _KERNELS.get(kernel_name) or load_kernel(kernel_name, source)
+        result = tuple(np.empty(shape, dt) for _ in outputs)
+        fn(*flat, *(o.reshape(-1) for o in result))
+    return result[0] if len(result) == 1 else result
+
+
+def run_unfused(arrays, steps, outputs, dtype) -> tuple:
+    """The fused op's steps run with their own registry kernels (the reference the loop must match)."""
+    from ...registry import KernelKey, get_op, kernel_fn
+    env = {f"x{i}": a for i, a in enumerate(arrays)}
+    for step in steps:
+        opdef = get_op(step["type"])
+        ins = [np.array(float(n[1:]), dtype) if n.startswith("=") else env[n] for n in step["args"]]
+        opdef.infer_meta(*ins, **step["attrs"])   # a shape error reads as the op's own
+        fn = kernel_fn(opdef, KernelKey("cpu", ins[opdef.kernel_input].dtype))
+        env[step["out"]] = np.asarray(fn(*ins, **step["attrs"]))
+    return tuple(env[n] for n in outputs)
+
+
+def fused_source(op_or_attrs) -> str:
+    """The generated source of a fused_elementwise op (an Operator or its attrs dict)."""
+    attrs = getattr(op_or_attrs, "attrs", op_or_attrs)
+    return attrs["source"]

@@ -1,0 +1,225 @@
+"""Elementwise fusion: a DAG of elementwise ops becomes one `fused_elementwise` op whose kernel is a
+numba loop generated from the ops' scalar primitives (kernels/cpu/fused.py).
+
+Unfused, `gelu(x * a) + b` makes three passes over memory and two temporaries; fused, each element
+is loaded once, goes through multiply -> gelu -> add in registers, and is stored once. Ops group
+when they are elementwise ops the generator knows (fused.RULES), produce the same shape and float
+dtype, have the same role (forward / backward / optimize), and one reads another's result. The
+fused op takes the place of the group's last op, so a group never grows past an outside op that
+reads one of its results earlier; results read outside the group (or fetched) are the fused op's
+outputs, the rest live only in registers.
+
+The fused op has no backward rule of its own: fusion runs on whole training programs, *after*
+`append_backward` / `minimize` -- forward and backward ops alike are fused, each with its own role.
+`append_backward` on a fused program gives a grad op that raises a clear error when it runs.
+
+    fused, report = fuse_elementwise(main, fetch_list=[loss])
+    op = next(op for op in fused.global_block().ops if op.type == "fused_elementwise")
+    print(fused_source(op))          # the generated kernel
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import unimplemented
+from ...kernels.cpu.fused import fusable_type, fused_source, generate_source
+from ...registry import OPS, LazyKernel, add_kernel, get_op, new_meta, register_op
+from ..program import Block, Operator, Program
+from .common import (CONSTANT_OPS, fetch_names, is_persistable, op_reads, protected, prune_vars, readers, run_pass,
+                     scalar_constant, writers)
+from .report import PassReport, op_ref
+
+FUSED_OP = "fused_elementwise"
+
+
+# ---- the fused op in the registry: the Executor runs it like any op --------------------------
+def fused_meta(*xs, kernel_name="", source="", expression="", input_kinds=(), steps=(), outputs=(), dtype=None):
+    shape = next((tuple(x.shape) for x, k in zip(xs, input_kinds) if k == "a"), ())
+    meta = new_meta(shape, np.dtype(dtype))
+    return meta if len(outputs) == 1 else tuple(meta for _ in outputs)
+
+
+def fused_grad(node, *douts):
+    raise unimplemented(FUSED_OP, "a fused op has no backward rule: fusion runs after append_backward, "
+                                  "on forward and backward ops alike.",
+                        hint="call append_backward / minimize on the program before apply_passes.")
+
+
+if FUSED_OP not in OPS:
+    register_op(FUSED_OP, inputs=("X",), outputs=("Out",), infer_meta=fused_meta, backward=fused_grad,
+                variadic=True, attrs={"kernel_name": (str, ""), "source": (str, ""), "expression": (str, ""),
+                                      "input_kinds": (list, []), "steps": (list, []), "outputs": (list, []),
+                                      "dtype": (np.dtype, None)},
+                doc="elementwise ops fused into one generated numba loop (static passes: fusion)")
+    add_kernel(FUSED_OP, "cpu", ("float32", "float64"),
+               LazyKernel("minipaddle.framework.kernels.cpu.fused:fused_elementwise_kernel"), name="numba")
+
+
+# ---- grouping --------------------------------------------------------------------------------
+def _input_kind(shape: tuple, out_shape: tuple) -> str | None:
+    """'a': the output's own shape, 's': one element, 'b': broadcast to it; None: cannot be fused."""
+    if shape == out_shape:
+        return "a"
+    if len(shape) > len(out_shape):
+        return None
+    if -1 not in shape and int(np.prod(shape)) == 1:
+        return "s"
+    tail = out_shape[len(out_shape) - len(shape):]
+    if all(d == 1 or (d == t and d != -1) for d, t in zip(shape, tail)):
+        return "b"
+    return None
+
+
+def _signature(block: Block, written: dict, op: Operator) -> tuple | None:
+    """(shape, dtype, role) of a fusable op, else None."""
+    outs = op.output_names()
+    if not fusable_type(op.type) or op.sub_blocks or len(outs) != 1 or len(written[outs[0]]) != 1:
+        return None
+    out = block._find_var_recursive(outs[0])
+    if out is None or out.persistable or out._data.dtype.name not in ("float32", "float64"):
+        return None
+    shape, dtype = out._data.shape, out._data.dtype
+    for n in op.input_names():
+        v = block._find_var_recursive(n)
+        if v is None or v._data.dtype != dtype or _input_kind(v._data.shape, shape) is None:
+            return None
+    return (shape, dtype, op.role)
+
+
+def _valid(members: set, p: int, ops: list, written: dict, read_by: dict) -> bool:
+    """Can `members` run as one op at position p (the last member)?"""
+    for m in members:
+        for n in ops[m].output_names():
+            if any(r not in members and r <= p for r in read_by.get(n, ())):
+                return False  # an outside op reads this result before the fused op would run
+        for n in ops[m].input_names():
+            if any(m < w <= p and w not in members for w in written.get(n, ())):
+                return False  # an input is written again between its reader and the fused op
+    return True
+
+
+def _groups(block: Block, written: dict, read_by: dict) -> list[list[int]]:
+    ops = block.ops
+    sig: dict[int, tuple] = {}
+    group_of: dict[int, int] = {}
+    groups: list[set] = []
+    for i, op in enumerate(ops):
+        s = _signature(block, written, op)
+        if s is None:
+            continue
+        sig[i] = s
+        cands = {group_of[w] for n in op.input_names() for w in written.get(n, ())
+                 if w in group_of and sig[w] == s}
+        chosen = None
+        if cands and _valid(set().union(*(groups[g] for g in cands)) | {i}, i, ops, written, read_by):
+            chosen = sorted(cands)
+        else:
+            chosen = next(([g] for g in sorted(cands) if _valid(groups[g] | {i}, i, ops, written, read_by)), None)
+        if chosen:
+            keep = chosen[0]
+            for g in chosen[1:]:
+                groups[keep] |= groups[g]
+                for m in groups[g]:
+                    group_of[m] = keep
+                groups[g] = set()
+            groups[keep].add(i)
+            group_of[i] = keep
+        else:
+            group_of[i] = len(groups)
+            groups.append({i})
+    return [sorted(g) for g in groups if len(g) >= 2]
+
+
+# ---- building the fused op -------------------------------------------------------------------
+def _fused_op(block: Block, members: list[int], written: dict, read_by: dict, fetched,
+              inlined: set) -> Operator | None:
+    ops = block.ops
+    member_set = set(members)
+    temps = {ops[m].output_names()[0]: f"t{j}" for j, m in enumerate(members)}
+    shape = block._find_var_recursive(ops[members[-1]].output_names()[0])._data.shape
+    inputs: list[str] = []
+    steps = []
+    for m in members:
+        op = ops[m]
+        args = []
+        for n in op.input_names():
+            value = None if n in temps else scalar_constant(block, written, n)
+            if value is not None:  # a one-element constant becomes a literal in the loop
+                args.append(f"={float(value)!r}")
+                inlined.add(n)
+            elif n not in temps:
+                if n not in inputs:
+                    inputs.append(n)
+                args.append(f"x{inputs.index(n)}")
+            else:
+                args.append(temps[n])
+        attrs = dict(get_op(op.type).attr_defaults, **op.attrs)
+        steps.append({"type": op.type, "attrs": attrs, "args": args, "out": temps[op.output_names()[0]]})
+    kinds = [_input_kind(block._find_var_recursive(n)._data.shape, shape) for n in inputs]
+    if "a" not in kinds:
+        return None  # the loop takes its length from a full-size input
+    outputs = [n for n in temps if (fetched is None and not read_by.get(n)) or (fetched and n in fetched)
+               or any(r not in member_set for r in read_by.get(n, ()))]
+    dtype = block._find_var_recursive(outputs[0] if outputs else inputs[0])._data.dtype
+    if not outputs:
+        return None
+    kernel_name, source = generate_source(steps, kinds, [temps[n] for n in outputs], dtype)
+    expression = "; ".join(f"{s['out']} = {s['type']}({', '.join(a.lstrip('=') for a in s['args'])})" for s in steps)
+    attrs = {"kernel_name": kernel_name, "source": source, "expression": expression, "input_kinds": kinds,
+             "steps": steps, "outputs": [temps[n] for n in outputs], "dtype": dtype}
+    last = ops[members[-1]]
+    return Operator(block, FUSED_OP, {"X": inputs}, {"Out": outputs}, attrs, source=ops[members[0]].source,
+                    role=last.role)
+
+
+def _drop_unread_constants(program: Program, ops: list, inlined: set, fetched) -> list:
+    """The constant ops whose values now live inside kernels, and nothing else reads, go."""
+    still_read = {n for op in ops for n in op_reads(program, op)}
+    gone = {n for n in inlined if n not in still_read and not protected(program.global_block(), n, fetched)}
+    return [op for op in ops if not (op.type in CONSTANT_OPS and set(op.output_names()) <= gone)]
+
+
+def fuse_elementwise(program: Program, fetch_list=None, min_ops: int = 2) -> tuple[Program, PassReport]:
+    """`program` with chains of elementwise ops fused into generated kernels; the input is unchanged."""
+    return run_pass("fuse_elementwise", _fuse, program, fetch_names(fetch_list), min_ops=min_ops)
+
+
+def _fuse(program: Program, report: PassReport, fetched, min_ops: int) -> None:
+    block = program.global_block()
+    written, read_by = writers(block), readers(block)
+    replaced: dict[int, Operator] = {}
+    dropped: set[int] = set()
+    sources: dict[int, list[int]] = {}
+    inlined: set[str] = set()
+    for members in _groups(block, written, read_by):
+        if len(members) < min_ops or any(is_persistable(block, n) for m in members
+                                         for n in block.ops[m].output_names()):
+            continue
+        op = _fused_op(block, members, written, read_by, fetched, inlined)
+        if op is None:
+            continue
+        replaced[members[-1]] = op
+        dropped.update(members[:-1])
+        sources[members[-1]] = members
+    new_ops, fused = [], []
+    for i, op in enumerate(block.ops):
+        if i in dropped:
+            continue
+        if i in replaced:
+            fused_op = replaced[i]
+            fused.append({"into": op_ref(0, len(new_ops), fused_op),
+                          "from": [op_ref(0, m, block.ops[m]) for m in sources[i]],
+                          "expression": fused_op.attrs["expression"], "kernel": fused_op.attrs["kernel_name"]})
+            new_ops.append(fused_op)
+        else:
+            new_ops.append(op)
+    block.ops = _drop_unread_constants(program, new_ops, inlined, fetched)
+    report.fused = fused
+    report.removed = [ref for f in fused for ref in f["from"]]
+    report.added = [f["into"] for f in fused]
+    n_from = sum(len(f["from"]) for f in fused)
+    report.details = {"vars_removed": prune_vars(program), "kernels": [f["kernel"] for f in fused]}
+    report.summary = f"fused {n_from} elementwise op(s) into {len(fused)} generated kernel(s)"
+
+
+__all__ = ["fuse_elementwise", "fused_source", "FUSED_OP"]
