@@ -143,10 +143,12 @@ class PassManager:
         for name, fn in self._passes:
             before = current
             start = time.perf_counter()
-            current, pass_report = fn(current, fetch_list, **self._options.get(name, {}))
-            if not isinstance(pass_report, PassReport):
-                raise invalid_argument("apply_passes", f"pass {name!r} returned {type(pass_report).__name__}, "
+            result = fn(current, fetch_list, **self._options.get(name, {}))
+            if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], Program)
+                    and isinstance(result[1], PassReport)):
+                raise invalid_argument("apply_passes", f"pass {name!r} returned {type(result).__name__}, "
                                                        "expected (Program, PassReport).")
+            current, pass_report = result
             pass_report.time_ms = (time.perf_counter() - start) * 1e3
             report.passes.append(pass_report)
             if instrument.subscribers:

@@ -1,0 +1,132 @@
+"""Programs the pass tests optimize: each builder returns a `Case` (main, startup, fetch list, feeds)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+import minipaddle as paddle
+import minipaddle.nn.functional as F
+from minipaddle import static
+
+
+@dataclass
+class Case:
+    main: static.Program
+    startup: static.Program
+    fetch: list
+    feed: Callable[[np.random.Generator], dict]
+    steps: int = 1     # training programs run several steps (parameters change in between)
+
+
+def _xy(batch: int = 6, n_in: int = 4, n_out: int = 1):
+    def feed(rng):
+        return {"x": rng.standard_normal((batch, n_in)).astype(np.float32),
+                "y": rng.standard_normal((batch, n_out)).astype(np.float32)}
+    return feed
+
+
+def _build(body) -> tuple[static.Program, static.Program, list]:
+    paddle.seed(3)
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [None, 4], "float32")
+        y = static.data("y", [None, 1], "float32")
+        fetch = body(x, y, main)
+    return main, startup, fetch
+
+
+def mlp_forward() -> Case:
+    def body(x, y, main):
+        h = F.relu(paddle.nn.Linear(4, 16)(x))
+        return [F.softmax(paddle.nn.Linear(16, 3)(h), axis=-1)]
+    return Case(*_build(body), _xy())
+
+
+def mlp_train() -> Case:
+    def body(x, y, main):
+        h = F.relu(paddle.nn.Linear(4, 16)(x))
+        loss = F.mse_loss(paddle.nn.Linear(16, 1)(h), y)
+        paddle.optimizer.SGD(0.1, parameters=main.all_parameters()).minimize(loss)
+        return [loss]
+    return Case(*_build(body), _xy(), steps=3)
+
+
+def gelu_mlp_train() -> Case:
+    def body(x, y, main):
+        h = F.gelu(paddle.nn.Linear(4, 16)(x))
+        h = h * F.sigmoid(h) + 0.5 * paddle.tanh(h)
+        loss = paddle.mean((paddle.nn.Linear(16, 1)(h) - y) ** 2)
+        paddle.optimizer.Momentum(0.05, momentum=0.9, parameters=main.all_parameters()).minimize(loss)
+        return [loss]
+    return Case(*_build(body), _xy(), steps=3)
+
+
+def gelu_forward() -> Case:
+    def body(x, y, main):
+        h = paddle.nn.Linear(4, 32)(x)
+        g = F.gelu(h)
+        out = g * F.sigmoid(g) + paddle.exp(-g * g) - F.leaky_relu(h, 0.1) / 3.0
+        return [paddle.clip(out, -2.0, 2.0), g]
+    return Case(*_build(body), _xy())
+
+
+def dead_ops() -> Case:
+    def body(x, y, main):
+        h = paddle.nn.Linear(4, 8)(x)
+        paddle.exp(h)                              # never used
+        unused = paddle.matmul(h, paddle.transpose(h, [1, 0]))
+        paddle.sum(unused * 2.0)                   # a dead chain
+        return [F.relu(h)]
+    return Case(*_build(body), _xy())
+
+
+def duplicates() -> Case:
+    def body(x, y, main):
+        w = paddle.nn.Linear(4, 4)
+        a, b = paddle.exp(x), paddle.exp(x)
+        c, d = w(x), w(x)                          # the same matmul + bias twice
+        e = paddle.add(a, c) * paddle.add(c, a)    # add is commutative
+        return [e + b * d]
+    return Case(*_build(body), _xy())
+
+
+def identities() -> Case:
+    def body(x, y, main):
+        h = paddle.tanh(x)
+        h = h * 1.0
+        h = 1.0 * h + 0.0
+        h = (h - 0.0) / 1.0
+        h = paddle.scale(h, 1.0, 0.0)
+        h = paddle.cast(h, "float32")
+        h = paddle.reshape(h, [-1, 4])
+        return [paddle.exp(h) * 1.0]               # fetched result of an identity: becomes assign
+    return Case(*_build(body), _xy())
+
+
+def constants() -> Case:
+    def body(x, y, main):
+        c = paddle.to_tensor(np.array([1.0, 2.0, 3.0, 4.0], np.float32))
+        d = paddle.exp(c) * 2.0 + 1.0               # computable at build time
+        e = paddle.full([4], 0.5, "float32") * 3.0
+        return [x * d + e]
+    return Case(*_build(body), _xy())
+
+
+CASES = {f.__name__: f for f in (mlp_forward, mlp_train, gelu_mlp_train, gelu_forward, dead_ops, duplicates,
+                                 identities, constants)}
+
+
+def run_case(case: Case, program: static.Program, seed: int = 0) -> list[np.ndarray]:
+    """Run startup in a fresh scope, then `program` for case.steps steps; every fetch of every step,
+    and the parameters at the end."""
+    scope = static.Scope()
+    exe = static.Executor()
+    exe.run(case.startup, scope=scope)
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(case.steps):
+        out += exe.run(program, feed=case.feed(rng), fetch_list=case.fetch, scope=scope)
+    params = sorted(v.name for v in case.main.all_parameters())
+    return out + [np.asarray(scope.find_var(p).get_tensor()) for p in params]
