@@ -128,6 +128,14 @@ def test_scrubber_and_backward_view(page, lab, extension) -> None:
     assert (current_node(root) or "").startswith("g") and current_node(root) != "g8"
     _screenshot(root, "mlp-backward-step.png")
 
+    # search: Enter shows the first match in the inspector; arrow keys typed in the box do not step
+    search = root.locator('input[data-testid="mp-search"]')
+    search.fill("relu")
+    search.press("Enter")
+    assert "relu_grad" in inspector_text(root), inspector_text(root)
+    search.press("ArrowLeft")
+    assert step_index(root)[0] == 6
+
 
 def test_saved_output_reopens_navigable_after_kernel_shutdown(page, lab, extension) -> None:
     root = _traced_mlp(page, lab)
@@ -194,6 +202,8 @@ def test_readme_screenshot_of_tutorial_03_backward_step(page, lab, extension) ->
     open_notebook(page, lab, "tutorial03_step.ipynb")
     run_all(page)
     root = trace_widget(page)
+    root.locator('[data-testid="mp-view"]').select_option("combined")  # forward and backward side by side
+    root.locator('[data-testid="mp-graph"] svg [data-node-id="g1"]').wait_for(state="attached", timeout=10_000)
     click(root, "mp-reset")
     # step through the forward phase into the first backward step: the loss's gradient op
     _, total = step_index(root)
