@@ -14,7 +14,8 @@ import numpy as np
 
 from ..initializers import STATIC_OPS
 from ..program import Operator, Program
-from .common import CONSTANT_OPS, RANDOM_OPS, fetch_names, protected, prune_vars, rename_reads, run_pass, writers
+from .common import (CONSTANT_OPS, RANDOM_OPS, fetch_names, is_persistable, protected, prune_vars, rename_reads,
+                     run_pass, writers)
 from .report import PassReport, op_ref
 
 COMMUTATIVE = frozenset({"add", "multiply", "maximum", "minimum"})
@@ -44,13 +45,14 @@ def freeze(value):
     return (type(value).__name__, value)
 
 
-def _eligible(op: Operator, written: dict, fetched) -> bool:
+def _eligible(op: Operator, written: dict) -> bool:
+    """Deterministic, side-effect free, its results written only here: it may stand for its repeats."""
     if op.sub_blocks or op.type in RANDOM_OPS:
         return False
     if op.type in STATIC_OPS and op.type not in CONSTANT_OPS:
         return False
     outs = op.output_names()
-    return bool(outs) and all(len(written[n]) == 1 and not protected(op.block, n, fetched) for n in outs)
+    return bool(outs) and all(len(written[n]) == 1 and not is_persistable(op.block, n) for n in outs)
 
 
 def _key(op: Operator, version: dict) -> tuple:
@@ -69,15 +71,16 @@ def _eliminate(program: Program, report: PassReport, fetched) -> None:
     seen: dict[tuple, tuple[int, Operator]] = {}
     kept_ops, merged = [], []
     for i, op in enumerate(block.ops):
-        key = _key(op, version) if _eligible(op, written, fetched) else None
-        if key is not None and key in seen:
+        key = _key(op, version) if _eligible(op, written) else None
+        removable = key is not None and not any(protected(block, n, fetched) for n in op.output_names())
+        if removable and key in seen:
             first_index, first = seen[key]
             for old, new in zip(op.output_names(), first.output_names()):
                 rename_reads(program, block, i + 1, old, new)
             report.removed.append(op_ref(0, i, op))
             merged.append({"removed": i, "kept": first_index, "type": op.type})
             continue
-        if key is not None:
+        if key is not None and key not in seen:
             seen[key] = (i, op)
         for n in op.output_names():
             version[n] = version.get(n, 0) + 1

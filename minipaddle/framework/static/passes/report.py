@@ -44,7 +44,7 @@ class PassReport:
                 "removed": self.removed, "added": self.added, "fused": self.fused, "details": self.details}
 
     def __str__(self) -> str:
-        return (f"{self.name:<22} {self.time_ms:8.2f} ms  ops {self.ops_before:>4} -> {self.ops_after:<4}  "
+        return (f"{self.name:<34} {self.time_ms:8.2f} ms  ops {self.ops_before:>4} -> {self.ops_after:<4}  "
                 f"{self.summary}")
 
 
@@ -75,7 +75,7 @@ class PassPipelineReport:
             return "no passes ran"
         first, last = self.passes[0].ops_before, self.passes[-1].ops_after
         lines = [f"{p}" for p in self.passes]
-        lines.append(f"{'total':<22} {self.total_ms:8.2f} ms  ops {first:>4} -> {last}")
+        lines.append(f"{'total':<34} {self.total_ms:8.2f} ms  ops {first:>4} -> {last}")
         return "\n".join(lines)
 
     __repr__ = __str__
