@@ -172,11 +172,11 @@ def _fused_op(block: Block, members: list[int], written: dict, read_by: dict, fe
                     role=last.role)
 
 
-def _drop_unread_constants(program: Program, ops: list, inlined: set, fetched) -> list:
-    """The constant ops whose values now live inside kernels, and nothing else reads, go."""
+def _unread_constants(program: Program, ops: list, inlined: set, fetched) -> set[int]:
+    """ids of the constant ops whose values now live inside kernels and that nothing else reads."""
     still_read = {n for op in ops for n in op_reads(program, op)}
     gone = {n for n in inlined if n not in still_read and not protected(program.global_block(), n, fetched)}
-    return [op for op in ops if not (op.type in CONSTANT_OPS and set(op.output_names()) <= gone)]
+    return {id(op) for op in ops if op.type in CONSTANT_OPS and set(op.output_names()) <= gone}
 
 
 def fuse_elementwise(program: Program, fetch_list=None, min_ops: int = 2) -> tuple[Program, PassReport]:
@@ -201,21 +201,18 @@ def _fuse(program: Program, report: PassReport, fetched, min_ops: int) -> None:
         replaced[members[-1]] = op
         dropped.update(members[:-1])
         sources[members[-1]] = members
-    new_ops, fused = [], []
-    for i, op in enumerate(block.ops):
-        if i in dropped:
-            continue
-        if i in replaced:
-            fused_op = replaced[i]
-            fused.append({"into": op_ref(0, len(new_ops), fused_op),
-                          "from": [op_ref(0, m, block.ops[m]) for m in sources[i]],
-                          "expression": fused_op.attrs["expression"], "kernel": fused_op.attrs["kernel_name"]})
-            new_ops.append(fused_op)
-        else:
-            new_ops.append(op)
-    block.ops = _drop_unread_constants(program, new_ops, inlined, fetched)
+    old_ops = block.ops
+    new_ops = [replaced.get(i, op) for i, op in enumerate(old_ops) if i not in dropped]
+    unread = _unread_constants(program, new_ops, inlined, fetched)
+    block.ops = [op for op in new_ops if id(op) not in unread]
+    position = {id(op): j for j, op in enumerate(block.ops)}
+    fused = [{"into": op_ref(0, position[id(op)], op), "from": [op_ref(0, m, old_ops[m]) for m in sources[i]],
+              "expression": op.attrs["expression"], "kernel": op.attrs["kernel_name"]}
+             for i, op in sorted(replaced.items())]
     report.fused = fused
-    report.removed = [ref for f in fused for ref in f["from"]]
+    report.removed = sorted([ref for f in fused for ref in f["from"]] +
+                            [op_ref(0, i, op) for i, op in enumerate(old_ops) if id(op) in unread],
+                            key=lambda ref: ref["index"])
     report.added = [f["into"] for f in fused]
     n_from = sum(len(f["from"]) for f in fused)
     report.details = {"vars_removed": prune_vars(program), "kernels": [f["kernel"] for f in fused]}
