@@ -93,7 +93,7 @@ def graph_box(root) -> dict:
 
 
 def node_ids(root) -> list[str]:
-    return root.locator('[data-testid="mp-graph"] [data-node-id]').evaluate_all(
+    return root.locator('[data-testid="mp-graph"] svg g.node[data-node-id]').evaluate_all(
         "els => els.map(e => e.getAttribute('data-node-id'))")
 
 
