@@ -4,17 +4,48 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lab demo bench lint graphviz chromium
+.PHONY: setup test lab demo bench lint graphviz chromium labextension
 
-setup: $(STAMP)
+setup: $(STAMP) labextension
 
 # The stamp depends on pyproject.toml, so a change of dependencies re-installs and nothing else does.
+# The build backend (hatchling) is installed first and used from the venv; the lab extension is
+# built below, so the editable install skips hatch-jupyter-builder's own JS build.
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
-	$(PY) -m pip install -e '.[dev]'
+	$(PY) -m pip install 'hatchling>=1.27' 'hatch-jupyter-builder>=0.9'
+	@# the wheel's shared-data would be written through the link below into the build output
+	if [ -L $(SHARE_EXT) ]; then rm $(SHARE_EXT); fi
+	SKIP_JUPYTER_BUILDER=1 $(PY) -m pip install --no-build-isolation -e '.[dev]'
 	@$(MAKE) --no-print-directory graphviz chromium
 	touch $@
+
+# ---- the JupyterLab extension (notebook_ext/, TypeScript) ----
+# jlpm is the yarn that ships with JupyterLab; its scripts call `python` and `jlpm`, so the venv
+# comes first on PATH. Node modules are installed from the committed yarn.lock (--immutable), and
+# rebuilt only when package.json or the lock changes; the extension only when its sources change.
+EXT := notebook_ext
+LABEXT := minipaddle/labextension
+JLPM := cd $(EXT) && PATH="$(CURDIR)/$(VENV)/bin:$$PATH" jlpm
+EXT_SOURCES := $(EXT)/package.json $(EXT)/yarn.lock $(EXT)/tsconfig.json $(EXT)/build_labextension.py \
+	$(wildcard $(EXT)/src/*.ts) $(wildcard $(EXT)/style/*)
+SHARE_EXT := $(VENV)/share/jupyter/labextensions/minipaddle
+
+$(EXT)/node_modules/.yarn-state.yml: $(EXT)/package.json $(EXT)/yarn.lock | $(STAMP)
+	$(JLPM) install --immutable
+	touch $@
+
+$(LABEXT)/package.json: $(EXT)/node_modules/.yarn-state.yml $(EXT_SOURCES)
+	$(JLPM) build:prod
+	touch $@
+
+# the editable install's equivalent of `jupyter labextension develop`: JupyterLab finds the
+# extension through a link to the build output, so a rebuild needs no reinstall
+labextension: $(LABEXT)/package.json
+	@if [ "$$(readlink $(SHARE_EXT))" != "$(CURDIR)/$(LABEXT)" ]; then \
+		mkdir -p $(dir $(SHARE_EXT)) && rm -rf $(SHARE_EXT) && ln -s $(CURDIR)/$(LABEXT) $(SHARE_EXT) && \
+		echo "linked $(SHARE_EXT) -> $(LABEXT)"; fi
 
 # The debugger draws graphs with Graphviz's `dot` binary (the HTML views work without it, with a note).
 # As root on Debian/Ubuntu we install it; otherwise we say how.
@@ -27,6 +58,7 @@ graphviz:
 	else echo "note: install Graphviz (apt-get install graphviz / brew install graphviz) for graph pictures"; fi
 
 test: setup
+	$(JLPM) test
 	$(PY) -m pytest -q -p no:cacheprovider
 
 # Jupyter refuses to start as root unless told; these machines and containers often run as root.
