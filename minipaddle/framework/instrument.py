@@ -53,6 +53,8 @@ kind "optimizer_update" -- an optimizer updated one parameter (minipaddle/optimi
 kind "autotune" -- a kernel (or DataLoader num_workers) choice was measured or read from the cache;
     fields: op, key, dtype, shape_class, shapes, candidates [{name, time_ns, error}], winner, default,
     source ("tuned" / "cache"), step -- see minipaddle/framework/autotune.py
+kind "pass_applied" -- a static-graph pass ran (framework/static/passes)
+    pass, report, before, after    the pass name, its PassReport, the programs before and after
 kind "nan_inf" -- a recorded tensor holds NaN or Inf (emitted by the recorder for others to hear)
     tensor      Tensor          the tensor
     origin      str             "produced" / "propagated" (an op's output, from clean / bad inputs),

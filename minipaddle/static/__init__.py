@@ -23,13 +23,14 @@ from ..framework.static import (Block, Executor, Operator, Program, Scope, Varia
                                 disable_static, enable_static, global_scope, gradients, in_dynamic_mode,
                                 in_static_mode, load, load_inference_model, program_guard, save,
                                 save_inference_model, scope_guard)
+from ..framework.static import passes  # noqa: F401
 from . import nn
 
 __all__ = ["Program", "Block", "Operator", "Variable", "program_guard", "default_main_program",
            "default_startup_program", "data", "create_parameter", "enable_static", "disable_static",
            "in_dynamic_mode", "in_static_mode", "append_backward", "gradients", "Executor", "Scope",
            "global_scope", "scope_guard", "save_inference_model", "load_inference_model", "save", "load",
-           "nn", "cpu_places", "name_scope", "device_guard"]
+           "nn", "passes", "cpu_places", "name_scope", "device_guard"]
 
 
 def cpu_places(device_count: int | None = None) -> list:

@@ -12,10 +12,12 @@ kernels serve eager and static mode: in static mode `dispatch` hands each op cal
     optimize.py      optimizer.minimize in static mode (clip, weight decay, update ops)
     nn.py            fc, cond, while_loop
     io.py            save_inference_model / load_inference_model, save / load
+    passes/          optimizing passes (Program -> Program + a report), apply_passes
 """
 from __future__ import annotations
 
 from . import optimize  # noqa: F401 - registers the update ops with the Executor
+from . import passes  # noqa: F401 - registers fused_elementwise, so saved optimized programs load
 from .backward import append_backward, gradients
 from .builder import (create_parameter, data, default_main_program, default_startup_program, disable_static,
                       enable_static, in_dynamic_mode, in_static_mode, program_guard)
