@@ -12,15 +12,24 @@ Links that are only "soft" (a tensor's producer, a grad node's forward node, the
 edge leads to) may point at something dropped; `build()` writes those as null.
 
 Tensors are identified by a map from id(tensor) to (weakref, trace id): a recycled id() of a
-dead tensor never aliases a new one, and the map holds no tensor alive.
+dead tensor never aliases a new one, and the map holds no tensor alive (entries of dead tensors
+are swept out whenever the map has doubled).
+
+What recording costs (the recorder-on target of benchmarks/instrument_overhead.py): every state
+is summarized when it is recorded, since tensors change in place later, but never twice: an
+input whose version is unchanged reuses its state; a parameter's summary outlives the recording
+(see _cached_summary), so a traced training step does not summarize its weights again on the
+way in; a .grad buffer that equals the gradient just accumulated into it (it was empty or
+zeroed) shares that gradient's summary after a bit-for-bit comparison. Kernel descriptions are
+cached across recordings.
 """
 from __future__ import annotations
 
 import datetime
+import itertools
 import time
 import weakref
-import itertools
-from collections import Counter, deque
+from collections import deque
 
 import numpy as np
 
@@ -40,6 +49,7 @@ STEP_BYTES = 1500       # one step with its op node or update record, on average
 MAX_INNER_OPS = 32      # ops listed per backward step (the rest are only counted)
 MAX_NAN_EVENTS = 100    # NaN/Inf occurrences listed (all are counted)
 SAME_CHECK_NUMEL = 1024  # from this size, comparing with a known state is cheaper than summarizing
+SWEEP_MIN = 1024         # id tables are swept of dead objects' entries from this size on
 
 
 class TraceBuilder:
@@ -56,7 +66,7 @@ class TraceBuilder:
         self.t0_ns = time.perf_counter_ns()
         self.objects: dict[str, dict] = {}   # id -> record: tensors, states, nodes, grad nodes, updates
         self.state_data: dict[str, tuple] = {}  # state id -> (Summary, values array or None)
-        self.refs: Counter = Counter()       # id -> number of retained steps holding it
+        self.refs: dict[str, int] = {}       # id -> number of retained steps holding it
         self.steps: deque = deque()          # (step record, [ids it holds], bytes)
         self.next_step = 0
         # the next number of each kind of id ("t7", "s31", ...)
@@ -81,19 +91,31 @@ class TraceBuilder:
         self._inner_ops: list = []               # ops run by backward rules, until their step comes
         self._nan_pending: list = []             # (sid, tensor) of new states holding NaN/Inf, to flag
         self._version = 0                        # bumped on every change: Recorder caches its Trace
+        self._sweep_at = SWEEP_MIN               # _remember sweeps its table beyond this size
 
     # ---- ids ----------------------------------------------------------------------------
     def _new_id(self, prefix: str) -> str:
         return f"{prefix}{self._counters[prefix]()}"
 
-    def _remember(self, table: dict, obj, trace_id: str) -> None:
-        key = id(obj)
+    def _lookup(self, table: dict, obj) -> str | None:
+        """The trace id `table` (_tensor_ids or _node_ids) gives `obj`, or None (notebook/display.py
+        asks this too)."""
+        entry = table.get(id(obj))
+        if entry is not None and entry[0]() is obj:
+            return entry[1]
+        return None
 
-        def forget(ref, key=key, table=table):
-            entry = table.get(key)
-            if entry is not None and entry[0] is ref:
-                del table[key]
-        table[key] = (weakref.ref(obj, forget), trace_id)
+    def _remember(self, table: dict, obj, trace_id: str) -> None:
+        """Map id(obj) to `trace_id`. The weak reference tells a recycled id() of a dead object from
+        it; entries of dead objects are swept out when the table doubles (no callback per object)."""
+        table[id(obj)] = (weakref.ref(obj), trace_id)
+        if len(table) > self._sweep_at:
+            self._sweep(table)
+
+    def _sweep(self, table: dict) -> None:
+        for key in [key for key, entry in table.items() if entry[0]() is None]:
+            del table[key]
+        self._sweep_at = max(SWEEP_MIN, 2 * len(table))
 
     # ---- tensors and states -----------------------------------------------------------
     def _tensor(self, t, role: str, held: list, producer: str | None = None) -> str:
@@ -107,32 +129,39 @@ class TraceBuilder:
         else:
             tid = f"t{self._next_t()}"
             self._remember(self._tensor_ids, t, tid)
+        self._new_tensor(tid, t, role, held, producer)
+        return tid
+
+    def _new_tensor(self, tid: str, t, role: str, held: list, producer: str | None) -> dict:
+        """Make the record of tensor `t` (an op's output is always new: dispatch wraps every result)."""
         if role != "gradient" and producer is None and isinstance(t, Parameter):
             role = "parameter"
             if t._name is not None:
                 self._params[t._name] = weakref.ref(t)
         data = t._data
-        self.objects[tid] = {"id": tid, "name": t._name, "shape": list(data.shape),
-                             "dtype": _dtype_name(data.dtype), "role": role,
-                             "stop_gradient": bool(t.stop_gradient), "producer": producer,
-                             "grad_of": None, "grad": None, "states": []}
+        dtype = _DTYPE_NAMES.get(data.dtype) or _dtype_name(data.dtype)
+        record = self.objects[tid] = {"id": tid, "name": t._name, "shape": list(data.shape), "dtype": dtype,
+                                      "role": role, "stop_gradient": bool(t.stop_gradient), "producer": producer,
+                                      "grad_of": None, "grad": None, "states": []}
         self.bytes_used += TENSOR_BYTES
         held.append(tid)
-        return tid
+        return record
 
-    def _state(self, tid: str, t, held: list, step: int, like=None, read: bool = False) -> str:
+    def _state(self, tid: str, t, held: list, step: int, like=None, read: bool = False, record=None) -> str:
         """Summarize tensor `t` now, as a new state of `tid`.
 
         `like`: (array, Summary) of a state this one may equal (a .grad buffer just filled with the
         incoming gradient): compared, not summarized again. `read`: `t` is only read here (an op's
         input), so a parameter's summary from an earlier recording still holds if its version says
         nothing changed since (see _cached_summary); after an update (read=False) a parameter is
-        always summarized anew -- an optimizer may report before bumping the version.
+        always summarized anew -- an optimizer may report before bumping the version. `record`: the
+        tensor's record, when the caller has it at hand.
         """
         data = t._data
         root = t if t._base is None else t._base  # (t.inplace_version, without the property call)
         version = 0 if root._counter is None else root._counter.value
-        record = self.objects[tid]
+        if record is None:
+            record = self.objects[tid]
         summary = None
         if like is not None and data.size >= SAME_CHECK_NUMEL and same_values(data, like[0]):
             summary = like[1]
@@ -236,10 +265,15 @@ class TraceBuilder:
         if self._nan_pending:  # e.g. a data batch holding NaN
             self._flush_nan(step, None, None, e.get("layer"), "input")
         outputs, output_states = [], []
+        tensor_ids = self._tensor_ids
         for o in e["outputs"]:
-            tid = self._tensor(o, "activation", held, producer=nid)
+            tid = f"t{self._next_t()}"
+            tensor_ids[id(o)] = (weakref.ref(o), tid)  # (see _remember; swept below)
+            record = self._new_tensor(tid, o, "activation", held, nid)
             outputs.append(tid)
-            output_states.append(self._state(tid, o, held, step))
+            output_states.append(self._state(tid, o, held, step, record=record))
+        if len(tensor_ids) > self._sweep_at:
+            self._sweep(tensor_ids)
         gid = None
         if e.get("grad_node") is not None:
             gid = self._grad_node(e["grad_node"], held, forward_node=nid, inputs=inputs, outputs=outputs)
@@ -249,9 +283,9 @@ class TraceBuilder:
                              "end_ns": end - self.t0_ns, "grad_node": gid, "nan_inf": None,
                              "first_nan_inf": False, "step": step}
         held.append(nid)
-        if self._nan_pending:
-            self._nan_pending.clear()  # outputs: _check_nan_inf knows more about them
-        self._check_nan_inf(nid, e, input_states, output_states, step)
+        if self._nan_pending:  # (only outputs can be pending here: the inputs' were flushed above)
+            self._nan_pending.clear()  # _check_nan_inf knows more about outputs
+            self._check_nan_inf(nid, e, input_states, output_states, step)
         self._push({"index": step, "kind": "op", "phase": "forward", "node": nid,
                     "states": output_states, "t_ns": start - self.t0_ns}, held)
 
@@ -309,10 +343,8 @@ class TraceBuilder:
         node = e["node"]
         gid = self._grad_node(node, held)
         record = self.objects[gid]
-        grads_in = [self._grad_state(g, record["forward_outputs"], i, held, step)
-                    for i, g in enumerate(e["grads_in"])]
-        grads_out = [self._grad_state(g, record["forward_inputs"], i, held, step)
-                     for i, g in enumerate(e["grads_out"])]
+        grads_in = self._grad_states(e["grads_in"], record["forward_outputs"], held, step)
+        grads_out = self._grad_states(e["grads_out"], record["forward_inputs"], held, step)
         leaf = e.get("tensor")
         if leaf is not None and leaf._grad is not None:  # AccumulateGrad: .grad changed in place
             tid = self._tensor(leaf, "leaf", held)
@@ -332,14 +364,34 @@ class TraceBuilder:
                     "ops": ops[:MAX_INNER_OPS], "ops_count": len(ops), "states": states,
                     "start_ns": e["start_ns"] - self.t0_ns, "end_ns": e["end_ns"] - self.t0_ns}, held)
 
-    def _grad_state(self, g, of: list, index: int, held: list, step: int) -> str | None:
-        if g is None:
-            return None
-        tid = self._tensor(g, "gradient", held)
-        record = self.objects[tid]
-        if record["grad_of"] is None and index < len(of) and of[index] in self.objects:
-            record["grad_of"] = of[index]
-        return self._current_state(tid, g, held, step)
+    def _grad_states(self, grads: list, of: list, held: list, step: int) -> list:
+        """The states of gradients (None stays None), new or current; grads[i] is the gradient of the
+        forward tensor of[i]."""
+        objects, last_states, tensor_ids = self.objects, self._last_state, self._tensor_ids
+        out = []
+        for index, g in enumerate(grads):
+            if g is None:
+                out.append(None)
+                continue
+            entry = tensor_ids.get(id(g))
+            if entry is not None and entry[0]() is g and entry[1] in objects:
+                tid = entry[1]
+                record = objects[tid]
+                held.append(tid)
+            else:
+                tid = self._tensor(g, "gradient", held)
+                record = objects[tid]
+            if record["grad_of"] is None and index < len(of) and of[index] in objects:
+                record["grad_of"] = of[index]
+            last = last_states.get(tid)
+            if last is not None and last[0] in objects:
+                root = g if g._base is None else g._base
+                if last[1] == (0 if root._counter is None else root._counter.value):
+                    held.append(last[0])
+                    out.append(last[0])
+                    continue
+            out.append(self._state(tid, g, held, step, read=True, record=record))
+        return out
 
     def _on_hook(self, e: dict) -> None:
         step = self.next_step
@@ -451,13 +503,16 @@ class TraceBuilder:
 
     # ---- the ring buffer ------------------------------------------------------------------
     def _push(self, step: dict, held: list) -> None:
-        self.refs.update(held)  # (Counter.update counts in C)
+        refs = self.refs
+        for obj_id in held:
+            refs[obj_id] = refs.get(obj_id, 0) + 1
         self.steps.append((step, held, STEP_BYTES))
         self.bytes_used += STEP_BYTES
         self.next_step += 1
-        while len(self.steps) > 1 and (len(self.steps) > self.max_steps or self.bytes_used > self.max_bytes):
-            self.dropped_reasons.add("max_steps" if len(self.steps) > self.max_steps else "max_bytes")
-            self._drop_oldest()
+        if self.bytes_used > self.max_bytes or len(self.steps) > self.max_steps:
+            while len(self.steps) > 1 and (len(self.steps) > self.max_steps or self.bytes_used > self.max_bytes):
+                self.dropped_reasons.add("max_steps" if len(self.steps) > self.max_steps else "max_bytes")
+                self._drop_oldest()
 
     def _drop_oldest(self) -> None:
         _, held, nbytes = self.steps.popleft()

@@ -2,7 +2,8 @@
 
 numpy would need a call each for min, max, mean, std, isnan, isinf and histogram (~35 us on a
 tiny tensor, mostly call overhead); the recorder summarizes every tensor an op makes, so one
-compiled call (~1 us) is what keeps tracing affordable. Imported lazily by summary.py.
+compiled call (~1 us) is what keeps tracing affordable. Imported lazily by summary.py (and by the
+optimizer for the norms it reports while someone listens: copy_and_square_sum, diff_square_sum).
 """
 from __future__ import annotations
 
@@ -72,10 +73,11 @@ _INF64 = 0x7FF0000000000000
 
 
 @njit(cache=True, fastmath=_REORDER)
-def big_summary32(x, bits, stride, hist):
-    """(all finite, min, max, shift, sum of x - shift, sum of (x - shift)**2) of a 1-D float32 array
-    (`bits`: the same memory as int32) in one pass; when all are finite, also `hist` counts of every
-    `stride`-th value over [min, max]. See _moments_shift for `shift`."""
+def big_summary32(x, stride, hist):
+    """(all finite, min, max, shift, sum of x - shift, sum of (x - shift)**2) of a contiguous 1-D
+    float32 array in one pass; when all are finite, also `hist` counts of every `stride`-th value over
+    [min, max]. See _moments_shift for `shift`."""
+    bits = x.view(np.int32)
     shift = _moments_shift(x)
     mask = np.int32(0x7FFFFFFF)
     lo = mask
@@ -102,8 +104,9 @@ def big_summary32(x, bits, stride, hist):
 
 
 @njit(cache=True, fastmath=_REORDER)
-def big_summary64(x, bits, stride, hist):
-    """big_summary32 for float64 (`bits`: int64)."""
+def big_summary64(x, stride, hist):
+    """big_summary32 for float64."""
+    bits = x.view(np.int64)
     shift = _moments_shift(x)
     mask = np.int64(0x7FFFFFFFFFFFFFFF)
     lo = mask
