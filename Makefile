@@ -33,6 +33,8 @@ EXT_SOURCES := $(EXT)/package.json $(EXT)/yarn.lock $(EXT)/tsconfig.json $(EXT)/
 SHARE_EXT := $(VENV)/share/jupyter/labextensions/minipaddle
 
 $(EXT)/node_modules/.yarn-state.yml: $(EXT)/package.json $(EXT)/yarn.lock | $(STAMP)
+	@command -v node >/dev/null || { echo "error: Node.js (>= 20) builds the JupyterLab extension: install it" \
+		"(apt-get install nodejs / https://nodejs.org) and run make again"; exit 1; }
 	$(JLPM) install --immutable
 	touch $@
 
