@@ -66,7 +66,8 @@ class TraceBuilder:
         self.t0_ns = time.perf_counter_ns()
         self.objects: dict[str, dict] = {}   # id -> record: tensors, states, nodes, grad nodes, updates
         self.state_data: dict[str, tuple] = {}  # state id -> (Summary, values array or None)
-        self.refs: dict[str, int] = {}       # id -> number of retained steps holding it
+        # id -> number of retained steps holding it; counted from the first drop on (most never drop)
+        self.refs: dict[str, int] | None = None
         self.steps: deque = deque()          # (step record, [ids it holds], bytes)
         self.next_step = 0
         # the next number of each kind of id ("t7", "s31", ...)
@@ -504,8 +505,9 @@ class TraceBuilder:
     # ---- the ring buffer ------------------------------------------------------------------
     def _push(self, step: dict, held: list) -> None:
         refs = self.refs
-        for obj_id in held:
-            refs[obj_id] = refs.get(obj_id, 0) + 1
+        if refs is not None:
+            for obj_id in held:
+                refs[obj_id] = refs.get(obj_id, 0) + 1
         self.steps.append((step, held, STEP_BYTES))
         self.bytes_used += STEP_BYTES
         self.next_step += 1
@@ -515,10 +517,15 @@ class TraceBuilder:
                 self._drop_oldest()
 
     def _drop_oldest(self) -> None:
+        refs = self.refs
+        if refs is None:  # the first drop: count what every retained step holds
+            refs = self.refs = {}
+            for _, step_held, _ in self.steps:
+                for obj_id in step_held:
+                    refs[obj_id] = refs.get(obj_id, 0) + 1
         _, held, nbytes = self.steps.popleft()
         self.dropped_steps += 1
         self.bytes_used -= nbytes
-        refs = self.refs
         for obj_id in held:
             count = refs[obj_id] - 1
             if count:
@@ -608,6 +615,8 @@ def _dtype_name(dtype: np.dtype) -> str:
 
 def _number(v) -> float | str | None:
     """A reported number as JSON holds it: an inf grad norm is "Infinity", not lost."""
+    if type(v) is float and v - v == 0.0:  # finite (inf - inf and nan - nan are nan)
+        return v
     try:
         return None if v is None else json_number(float(v))
     except (TypeError, ValueError):
