@@ -152,6 +152,7 @@ class Tensor:
             return
         if set_to_zero and self._grad._node is None:
             self._grad._data[...] = 0
+            self._grad._bump_version()  # anything saved from the old values must notice
         else:
             self._grad = None
 

@@ -166,3 +166,12 @@ def test_to_tensor_keeps_a_numpy_scalars_dtype():
     assert paddle.to_tensor(np.float64(1.0)).dtype == paddle.float64
     assert paddle.to_tensor(np.int32(3)).dtype == paddle.int32
     assert paddle.to_tensor(1.0).dtype == paddle.float32
+
+
+def test_clear_grad_zeroes_in_place_and_bumps_the_grads_version():
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    (x * x).sum().backward()
+    g = x.grad
+    before = g.inplace_version
+    x.clear_grad()
+    assert x.grad is g and g.numpy().tolist() == [0.0, 0.0] and g.inplace_version == before + 1
