@@ -16,6 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
 from train_mlp import BATCH, LR, N_HIDDEN, N_IN, N_OUT, data  # noqa: E402
+from train_mlp import minipaddle_step as eager_mlp  # noqa: E402  the same eager step
 
 GELU_WIDTH, GELU_DEPTH = 512, 4
 
@@ -29,22 +30,6 @@ def _paddle():
 def _mlp(paddle):
     nn = paddle.nn
     return nn.Sequential(nn.Linear(N_IN, N_HIDDEN), nn.ReLU(), nn.Linear(N_HIDDEN, N_OUT))
-
-
-def eager_mlp():
-    paddle = _paddle()
-    paddle.seed(0)
-    model = _mlp(paddle)
-    opt = paddle.optimizer.SGD(learning_rate=LR, parameters=model.parameters())
-    xs, ys = data()
-    x, y = paddle.to_tensor(xs), paddle.to_tensor(ys)
-
-    def step():
-        loss = paddle.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        opt.clear_grad()
-    return step, paddle.__version__
 
 
 def _static_mlp(with_passes: bool):
