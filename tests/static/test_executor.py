@@ -97,3 +97,33 @@ def test_initializer_ops_in_startup_program():
     assert w.shape == (8, 300) and np.abs(w).max() <= limit and np.abs(w).max() > 0.9 * limit
     (o,) = static.Executor().run(main, feed={"x": np.ones((2, 8), np.float32)}, fetch_list=[out], scope=scope)
     np.testing.assert_allclose(o, np.tanh(np.ones((2, 8), np.float32) @ w), rtol=1e-5)
+
+
+def test_temporaries_are_dropped_after_their_last_use_but_fetches_and_parameters_stay():
+    import numpy as np
+    from minipaddle import static
+    paddle.enable_static()
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [None, 3], "float32")
+        h = static.nn.fc(x, 4)
+        mid = h * 2.0
+        out = (mid + 1.0).sum()
+    exe = static.Executor(paddle.CPUPlace())
+    exe.run(startup)
+    seen = []
+    original = exe.run_block
+
+    def spy(block, env, check_inputs=False, release=None):
+        result = original(block, env, check_inputs, release)
+        seen.append(set(result))
+        return result
+    exe.run_block = spy
+    feed = {"x": np.ones((2, 3), "float32")}
+    (value, h_value) = exe.run(main, feed=feed, fetch_list=[out, h])
+    assert np.isfinite(value) and h_value.shape == (2, 4)
+    left = seen[-1]
+    assert mid.name not in left and out.name in left and h.name in left
+    assert all(p.name in left for p in main.all_parameters())
+    (again,) = exe.run(main, feed=feed, fetch_list=[out])   # a second run with another fetch list
+    assert again == value
