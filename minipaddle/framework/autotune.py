@@ -303,6 +303,12 @@ def step() -> int:
     return _status.step_id
 
 
+def executor_step() -> None:
+    """One static `Executor.run` is one step, as in Paddle (counted only while kernel tuning is on)."""
+    if _status.kernel_enabled:
+        step()
+
+
 def _update_tuning() -> None:
     start, end = _status.tuning_range
     tuning = _status.kernel_enabled and start <= _status.step_id < end

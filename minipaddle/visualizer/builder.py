@@ -485,6 +485,9 @@ class TraceBuilder:
         op, fn = e["opdef"], e["kernel"]
         inputs = e["inputs"]
         dtype = inputs[op.kernel_input]._data.dtype if len(inputs) > op.kernel_input else None
+        if hasattr(fn, "default_name"):  # an autotune.TunedKernel: it knows which candidate just ran
+            return {"name": fn.last, "backend": "cpu", "dtype": str(dtype), "reason": "preferred",
+                    "candidates": [name for name, _ in fn.candidates]}
         wanted = None
         if _preferred:  # usually empty: then (op, dtype, kernel) says it all
             wanted = _preferred.get((op.name, KernelKey("cpu", dtype)))

@@ -272,3 +272,34 @@ def test_dataloader_tuning_picks_num_workers_by_throughput(events):
     assert costs[1] < 0.75 * costs[0]
     paddle.incubate.autotune.set_config({"dataloader": {"enable": True, "tuning_steps": 3}})
     assert autotune.tuned_num_workers(loader) in (0, 1, 2, 4, 8, 16)
+
+
+def test_a_trace_names_the_kernel_the_tuner_ran(fresh, events):
+    _enable(fresh)
+    a = paddle.to_tensor(np.random.default_rng(0).standard_normal((32, 48)).astype(np.float32))
+    b = paddle.to_tensor(np.random.default_rng(1).standard_normal((48, 16)).astype(np.float32))
+    paddle.matmul(a, b)  # tuned here
+    with paddle.debug.record() as rec:
+        paddle.matmul(a, b)
+    (node,) = [n for n in rec.trace.nodes if n["op"] == "matmul"]
+    (decision,) = [e for e in events if e["op"] == "matmul"]
+    assert node["kernel"]["name"] == decision["winner"] and node["kernel"]["reason"] == "preferred"
+    assert set(node["kernel"]["candidates"]) == {"blas", "numba"}
+
+
+def test_each_static_executor_run_is_one_step(fresh):
+    from minipaddle import static
+    _enable(fresh, (0, 100))
+    paddle.enable_static()
+    try:
+        main, startup = static.Program(), static.Program()
+        with static.program_guard(main, startup):
+            out = paddle.matmul(static.data("a", [4, 4], "float32"), static.data("b", [4, 4], "float32"))
+        exe = static.Executor(paddle.CPUPlace())
+        before = autotune.status()["step_id"]
+        feed = {"a": np.ones((4, 4), np.float32), "b": np.ones((4, 4), np.float32)}
+        for _ in range(3):
+            (value,) = exe.run(main, feed=feed, fetch_list=[out])
+        assert autotune.status()["step_id"] == before + 3 and value[0, 0] == 4
+    finally:
+        paddle.disable_static()

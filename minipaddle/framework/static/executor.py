@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import autotune
 from ..autograd import mode
 from ..errors import MinipaddleError, invalid_argument, not_found, precondition_not_met
 from ..registry import KernelKey, get_op, kernel_fn
@@ -187,6 +188,7 @@ class Executor:
             scope._set(lr_name, env[lr_name])
         self.run_block(program.global_block(), env, check_inputs=True,
                        release=self._release_plan(program, tuple(fetch_names)))
+        autotune.executor_step()
         gb = program.global_block()
         for name, value in env.items():
             v = gb.vars.get(name)
