@@ -63,17 +63,24 @@ def first_step_seconds(script: str, cache_dir: str | None) -> dict:
     return run_worker(script, "minipaddle", "first", {}, env)
 
 
-def measure(script: str, frameworks: list[str], rounds: int, interpreters: dict) -> tuple[dict, dict]:
-    samples: dict = {fw: [] for fw in frameworks}
-    versions = {}
+def alternate(script: str, names: list[str], rounds: int, interpreters: dict | None = None,
+              env: dict | None = None) -> dict[str, list[dict]]:
+    """Run every worker once per round, the order rotating so a busy moment hits all of them;
+    returns each worker's results, round by round."""
+    results: dict = {n: [] for n in names}
     for r in range(rounds):
-        order = frameworks[r % len(frameworks):] + frameworks[:r % len(frameworks)]
-        for fw in order:
-            result = run_worker(script, fw, "speed", interpreters)
-            versions[fw] = result["version"]
-            samples[fw].append(result["steps_per_s"])
-        print(f"round {r + 1}/{rounds}: " + ", ".join(f"{fw} {samples[fw][-1]:.1f}" for fw in order), flush=True)
-    return {fw: statistics.median(v) for fw, v in samples.items()}, versions
+        order = names[r % len(names):] + names[:r % len(names)]
+        for n in order:
+            results[n].append(run_worker(script, n, "speed", interpreters or {}, env))
+        print(f"round {r + 1}/{rounds}: " + ", ".join(f"{n} {results[n][-1]['steps_per_s']:.1f}" for n in order),
+              flush=True)
+    return results
+
+
+def measure(script: str, frameworks: list[str], rounds: int, interpreters: dict) -> tuple[dict, dict]:
+    results = alternate(script, frameworks, rounds, interpreters)
+    medians = {fw: statistics.median(r["steps_per_s"] for r in rs) for fw, rs in results.items()}
+    return medians, {fw: rs[-1]["version"] for fw, rs in results.items()}
 
 
 def measure_first_steps(script: str, runs: int) -> dict:

@@ -148,18 +148,13 @@ def worker(name: str) -> None:
 def measure(rounds: int) -> dict:
     """Every variant once per round, the order rotating; per round also the paired ratios."""
     names = [WORKER_NAMES[v] for v in VARIANTS]
-    samples: dict = {n: [] for n in names}
-    adds: dict = {"stripped": [], "off": []}
+    results = harness.alternate(__file__, names, rounds, env=ENV)
+    samples = {n: [r["steps_per_s"] for r in rs] for n, rs in results.items()}
+    adds = {n: [r["add_us"] for r in results[n]] for n in ("stripped", "off")}
     extra: dict = {}
-    for r in range(rounds):
-        order = names[r % len(names):] + names[:r % len(names)]
-        for name in order:
-            result = harness.run_worker(__file__, name, "speed", {}, env=ENV)
-            samples[name].append(result["steps_per_s"])
-            if "add_us" in result:
-                adds[name].append(result["add_us"])
+    for rs in results.values():
+        for result in rs:
             extra.update({k: result[k] for k in ("removed", "dropped_steps", "version") if k in result})
-        print(f"round {r + 1}/{rounds}: " + ", ".join(f"{n} {samples[n][-1]:.1f}" for n in order), flush=True)
     return {"samples": samples, "adds": adds, **extra}
 
 

@@ -56,19 +56,11 @@ def worker(name: str) -> None:
 
 
 def measure(rounds: int) -> dict:
-    samples: dict = {v: [] for v in VARIANTS}
-    extra: dict = {}
-    for r in range(rounds):
-        order = VARIANTS[r % len(VARIANTS):] + VARIANTS[:r % len(VARIANTS)]
-        for name in order:
-            result = harness.run_worker(__file__, name, "speed", {}, env=ENV)
-            samples[name].append(result["steps_per_s"])
-            if name == "on":
-                extra["recorded_steps"] = result["recorded_steps"]
-                extra.setdefault("summary_s", []).append(result["summary_s"])
-            extra["version"] = result["version"]
-        print(f"round {r + 1}/{rounds}: " + ", ".join(f"{n} {samples[n][-1]:.1f}" for n in order), flush=True)
-    return {"samples": samples, **extra}
+    results = harness.alternate(__file__, list(VARIANTS), rounds, env=ENV)
+    on = results["on"]
+    return {"samples": {n: [r["steps_per_s"] for r in rs] for n, rs in results.items()},
+            "recorded_steps": on[-1]["recorded_steps"], "summary_s": [r["summary_s"] for r in on],
+            "version": on[-1]["version"]}
 
 
 def report(data: dict, rounds: int, json_path: str | None) -> None:
