@@ -24,13 +24,14 @@ from ..framework.static import (Block, Executor, Operator, Program, Scope, Varia
                                 in_static_mode, load, load_inference_model, program_guard, save,
                                 save_inference_model, scope_guard)
 from ..framework.static import passes  # noqa: F401
+from ..framework.jit.input_spec import InputSpec
 from . import nn
 
 __all__ = ["Program", "Block", "Operator", "Variable", "program_guard", "default_main_program",
            "default_startup_program", "data", "create_parameter", "enable_static", "disable_static",
            "in_dynamic_mode", "in_static_mode", "append_backward", "gradients", "Executor", "Scope",
            "global_scope", "scope_guard", "save_inference_model", "load_inference_model", "save", "load",
-           "nn", "passes", "cpu_places", "name_scope", "device_guard"]
+           "nn", "passes", "cpu_places", "name_scope", "device_guard", "InputSpec"]
 
 
 def cpu_places(device_count: int | None = None) -> list:
