@@ -1,0 +1,214 @@
+"""run_program: run a forward static Program in dygraph, so autograd records through it.
+
+A converted function (`@to_static`) and a loaded model (`jit.load`) both hold a Program, but
+their callers want eager Tensors back and `loss.backward()` to reach the inputs and the
+Layer's own Parameters. `run_program` walks the global block and sends each op through eager
+`dispatch` -- the same OpDefs the Executor runs -- with variables bound to Tensors:
+
+    outs = run_program(program, ["x"], [x], [logits.name], {p.name: p for p in layer.parameters()})
+    outs[0].mean().backward()          # grads land in x.grad and in the layer's parameters
+
+Constant ops (fill_constant, assign_value, random fills) run their static handler and become
+constant Tensors; `cond` runs the sub-block its predicate picks and `while` repeats its body,
+both eagerly, so gradients follow the path actually taken. When nothing needs a gradient
+(under `paddle.no_grad()`, or all inputs and params stop gradients) the static Executor runs
+the Program instead: same kernels, no graph bookkeeping.
+"""
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from ..autograd import mode
+from ..dispatch import dispatch
+from ..errors import invalid_argument, not_found, precondition_not_met, unimplemented
+from ..registry import get_op
+from ..tensor import Tensor
+from ..static import builder
+from ..static.executor import Executor
+from ..static.initializers import STATIC_OPS
+from ..static.program import Block, Program
+
+__all__ = ["run_program"]
+
+_API = "run_program"
+_OP, _CONST, _COND, _WHILE = 0, 1, 2, 3
+_CONSTANT_OPS = ("fill_constant", "assign_value", "uniform_random", "gaussian_random")
+
+# program -> {block idx: (program version, steps)}; dropped with the program
+_PLANS: "weakref.WeakKeyDictionary[Program, dict]" = weakref.WeakKeyDictionary()
+_EXECUTOR = Executor()
+
+
+class _Step:
+    __slots__ = ("kind", "op", "opdef", "ins", "outs", "attrs")
+
+    def __init__(self, kind: int, op, opdef=None, ins: tuple = (), outs: tuple = ()) -> None:
+        self.kind, self.op, self.opdef, self.ins, self.outs, self.attrs = kind, op, opdef, ins, outs, op.attrs
+
+
+def _plan(block: Block) -> list[_Step]:
+    per_program = _PLANS.setdefault(block.program, {})
+    entry = per_program.get(block.idx)
+    if entry is not None and entry[0] == block.program._version:
+        return entry[1]
+    steps = [_step(op) for op in block.ops]
+    per_program[block.idx] = (block.program._version, steps)
+    return steps
+
+
+def _step(op) -> _Step:
+    if op.type == "cond":
+        return _Step(_COND, op)
+    if op.type == "while":
+        return _Step(_WHILE, op)
+    if op.type in _CONSTANT_OPS:
+        return _Step(_CONST, op, outs=tuple(op.output_names()))
+    if op.type in STATIC_OPS or op.role not in ("forward", "startup"):  # grads, clipping, updates
+        raise unimplemented(_API, f"the program holds a '{op.type}' op (role {op.role!r}); run_program runs "
+                                  "forward programs only.",
+                            hint="save or pass the forward program (program.clone(for_test=True)).")
+    opdef = get_op(op.type)
+    if opdef.variadic:
+        ins = tuple(op.inputs[opdef.inputs[0]])
+    else:
+        ins = tuple(op.inputs[slot][0] for slot in opdef.inputs)
+    return _Step(_OP, op, opdef, ins, tuple(op.output_names()))
+
+
+# ---- checks -------------------------------------------------------------------------------------
+def _check_args(program, feed_names, inputs, fetch_names, params) -> None:
+    if not isinstance(program, Program):
+        raise invalid_argument(_API, f"program must be a static.Program, got {type(program).__name__}.")
+    if len(feed_names) != len(inputs):
+        raise invalid_argument(_API, f"got {len(inputs)} inputs for {len(feed_names)} feed names {list(feed_names)}.")
+    gb = program.global_block()
+    for name, t in zip(feed_names, inputs):
+        if not isinstance(t, Tensor):
+            raise invalid_argument(_API, f"input {name!r} is a {type(t).__name__}, expected a Tensor.",
+                                   hint="wrap arrays with paddle.to_tensor(...).")
+        var = gb.vars.get(name)
+        if var is None:
+            raise not_found(_API, f"feed {name!r} is not a variable of the program.")
+        want, got = var._data, t._data
+        if got.dtype != want.dtype:
+            raise invalid_argument(_API, f"input {name!r} has dtype {got.dtype}, expected {want.dtype}.",
+                                   hint=f"cast it: x.astype('{want.dtype}').")
+        if got.ndim != len(want.shape) or any(d != -1 and d != g for d, g in zip(want.shape, got.shape)):
+            raise invalid_argument(_API, f"input {name!r} has shape {list(got.shape)}, expected "
+                                         f"{list(want.shape)} (-1: any size).")
+    for name in fetch_names:
+        if gb._find_var_recursive(name) is None:
+            raise not_found(_API, f"fetch {name!r} is not a variable of the program.")
+    _, external = _EXECUTOR.plan(gb)  # the names the program reads before writing them
+    unfed = [n for n in external if n not in params and n not in feed_names and gb.vars.get(n) is not None
+             and gb.vars[n].is_data]
+    if unfed:
+        raise invalid_argument(_API, f"data variables {unfed} are read but not fed.",
+                               hint=f"feed_names is {feed_names}.")
+    missing = [n for n in external if n not in params and n not in feed_names and gb.vars.get(n) is not None
+               and gb.vars[n].persistable]
+    if missing:
+        raise precondition_not_met(_API, f"the program's persistable variables {missing[:5]} have no value in "
+                                         "params.", hint="pass {name: Parameter} for every parameter it reads.")
+
+
+def _needs_grad(inputs, params: dict) -> bool:
+    if not mode.grad_enabled:
+        return False
+    return any(not t.stop_gradient for t in inputs) or any(not t.stop_gradient for t in params.values())
+
+
+# ---- running ------------------------------------------------------------------------------------
+def run_program(program: Program, feed_names: list[str], inputs: list[Tensor], fetch_names: list[str],
+                params: dict[str, Tensor]) -> list[Tensor]:
+    """Run `program`'s forward ops on `inputs` (bound to `feed_names`) and `params` (persistable
+    variables by name), recording autograd; return the Tensors named by `fetch_names`."""
+    feed_names, inputs, fetch_names = list(feed_names), list(inputs), list(fetch_names)
+    params = dict(params or {})
+    _check_args(program, feed_names, inputs, fetch_names, params)
+    if builder.in_static_mode():
+        raise unimplemented(_API, "a loaded or converted program cannot run while another static Program is "
+                                  "being built.", hint="call it in dygraph mode (paddle.disable_static()).")
+    if not _needs_grad(inputs, params):
+        return _run_static(program, feed_names, inputs, fetch_names, params)
+    env: dict[str, Tensor] = dict(params)
+    env.update(zip(feed_names, inputs))
+    _run_block(program, program.global_block(), env)
+    try:
+        return [env[n] for n in fetch_names]
+    except KeyError as e:
+        raise not_found(_API, f"fetch {e.args[0]!r} was not computed by the program.") from None
+
+
+def _run_static(program, feed_names, inputs, fetch_names, params) -> list[Tensor]:
+    """No gradient needed: the Executor's loop on arrays (temporaries freed as soon as they die)."""
+    env = {n: t._data for n, t in params.items()}
+    env.update((n, t._data) for n, t in zip(feed_names, inputs))
+    release = _EXECUTOR._release_plan(program, tuple(fetch_names))
+    _EXECUTOR.run_block(program.global_block(), env, check_inputs=True, release=release)
+    try:
+        return [Tensor._wrap(env[n]) for n in fetch_names]
+    except KeyError as e:
+        raise not_found(_API, f"fetch {e.args[0]!r} was not computed by the program.") from None
+
+
+def _run_block(program: Program, block: Block, env: dict) -> None:
+    step = None
+    try:
+        for step in _plan(block):
+            kind = step.kind
+            if kind == _OP:
+                result = dispatch(step.opdef, tuple([env[n] for n in step.ins]), step.attrs)
+                if type(result) is tuple:
+                    env.update(zip(step.outs, result))
+                else:
+                    env[step.outs[0]] = result
+            elif kind == _CONST:
+                arrays = {n: env[n]._data for n in step.op.input_names()}
+                STATIC_OPS[step.op.type](None, step.op, arrays)
+                for n in step.outs:
+                    env[n] = Tensor._wrap(arrays[n])
+            elif kind == _COND:
+                _run_cond(program, step.op, env)
+            else:
+                _run_while(program, step.op, env)
+    except KeyError as e:
+        raise precondition_not_met(_API, f"op '{step.op.type}' reads variable {e.args[0]!r}, which has no "
+                                         "value.", hint="feed every data variable the program reads.") from None
+
+
+def _predicate(op, value: Tensor) -> bool:
+    data = np.asarray(value._data)
+    if data.size != 1:
+        raise invalid_argument(op.type, f"the condition has {data.size} elements at run time, expected 1.")
+    return bool(data.reshape(-1)[0])
+
+
+def _run_cond(program: Program, op, env: dict) -> None:
+    taken = _predicate(op, env[op.inputs["Cond"][0]])
+    idx = op.sub_blocks[0] if taken else op.sub_blocks[1]
+    names = op.attrs["true_outs"] if taken else op.attrs["false_outs"]
+    local = dict(env)  # the branch sees the outer values; its own names stay local
+    _run_block(program, program.blocks[idx], local)
+    for out, name in zip(op.outputs["Out"], names):
+        env[out] = local[name]
+
+
+def _run_while(program: Program, op, env: dict) -> None:
+    a = op.attrs
+    values = [env[n] for n in op.inputs["X"]]
+    cond_block, body_block = (program.blocks[i] for i in op.sub_blocks)
+    while True:
+        local = dict(env)
+        local.update(zip(a["cond_inputs"], values))
+        _run_block(program, cond_block, local)
+        if not _predicate(op, local[a["cond_out"]]):
+            break
+        local = dict(env)
+        local.update(zip(a["body_inputs"], values))
+        _run_block(program, body_block, local)
+        values = [local[n] for n in a["body_outs"]]
+    for out, value in zip(op.outputs["Out"], values):
+        env[out] = value
