@@ -1,0 +1,389 @@
+"""paddle.jit.save / paddle.jit.load: one save format for dygraph and static models.
+
+    paddle.jit.save(model, "out/mnist", input_spec=[InputSpec([None, 1, 28, 28], "float32", "image")])
+      -> out/mnist.pdmodel.json     the inference Program (the static issue's format: static.load_inference_model
+         out/mnist.pdiparams.npz    and its parameters              reads these two files as they are)
+         out/mnist.pdinfo.json      jit's sidecar: structured parameter names, output structure and,
+                                    when the model trains differently (dropout), the training Program
+    model = paddle.jit.load("out/mnist")      # a TranslatedLayer: run it, fine-tune it
+
+A plain Layer (or function) is traced: called once under `program_guard` on `static.data` made from
+`input_spec`, in eval mode for the saved Program and in train mode for the training variant -- fine
+for models without data-dependent Python control flow. A `@to_static` function or Layer gives its
+Program through `get_concrete_program(*input_spec)`, cond/while ops included. No pickle: the files
+may come from someone else, so every read is checked and a bad file gives a clear error.
+"""
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import warnings
+
+import numpy as np
+
+from ...nn.layer.layers import Layer
+from ..errors import invalid_argument, not_found
+from ..parameter import Parameter
+from ..static import builder
+from ..static import io as static_io
+from ..static.program import Program, Variable
+from ..tensor import Tensor
+from .input_spec import InputSpec
+from .translated_layer import TranslatedLayer
+
+__all__ = ["save", "load"]
+
+INFO_FORMAT = "minipaddle.jit_info"
+_KNOWN_CONFIGS = ("output_spec", "input_names_after_prune", "skip_prune_program", "clip_extra", "combine_params",
+                  "separate_params")
+
+
+# ---- what a traced model is -------------------------------------------------------------------------
+class Traced:
+    """A Program built from a model, with its feeds, fetches and the Tensors behind its persistables."""
+
+    def __init__(self, program: Program, feed_names: list[str], fetch_names: list[str], structure: str,
+                 values: dict[str, Tensor], structured: dict[str, tuple[str, str]]) -> None:
+        self.program, self.feed_names, self.fetch_names = program, feed_names, fetch_names
+        self.structure = structure
+        self.values = values          # var name -> the model's Parameter / buffer Tensor
+        self.structured = structured  # var name -> (structured name, 'parameter' | 'buffer')
+
+
+def _specs(api: str, input_spec) -> list[InputSpec]:
+    if input_spec is None:
+        raise invalid_argument(api, "input_spec is needed to build a Program from a plain Layer or function.",
+                               hint="pass input_spec=[paddle.static.InputSpec([None, 784], 'float32', 'x')], "
+                                    "or decorate forward with @paddle.jit.to_static(input_spec=...).")
+    if not isinstance(input_spec, (list, tuple)):
+        input_spec = [input_spec]
+    out = []
+    for i, spec in enumerate(input_spec):
+        if isinstance(spec, InputSpec):
+            out.append(spec)
+        elif isinstance(spec, Tensor):
+            out.append(InputSpec.from_tensor(spec))
+        elif isinstance(spec, np.ndarray):
+            out.append(InputSpec.from_numpy(spec))
+        else:
+            raise invalid_argument(api, f"input_spec[{i}] is a {type(spec).__name__}, expected an InputSpec or "
+                                        "a Tensor.")
+    return out
+
+
+def _arg_names(fn, count: int) -> list[str]:
+    """The forward's parameter names (Paddle names feeds after them), else input_0, input_1, ..."""
+    try:
+        params = [p.name for p in inspect.signature(fn).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        params = []
+    return [params[i] if i < len(params) else f"input_{i}" for i in range(count)]
+
+
+def _flatten_outputs(api: str, outs) -> tuple[list[Variable], str]:
+    if isinstance(outs, Variable):
+        return [outs], "single"
+    if isinstance(outs, (list, tuple)) and outs and all(isinstance(o, Variable) for o in outs):
+        return list(outs), type(outs).__name__
+    raise invalid_argument(api, f"the model returned {type(outs).__name__}; a saved model must return a Tensor "
+                                "or a list/tuple of Tensors.")
+
+
+def _owner_names(layer) -> dict[int, tuple[str, str]]:
+    """id(tensor) -> (structured name, kind) for a Layer's parameters and persistable buffers."""
+    names: dict[int, tuple[str, str]] = {}
+    if isinstance(layer, Layer):
+        for name, p in layer.named_parameters():
+            names.setdefault(id(p), (name, "parameter"))
+        for name, b in layer.state_dict().items():
+            names.setdefault(id(b), (name, "parameter" if isinstance(b, Parameter) else "buffer"))
+    return names
+
+
+def _buffers_as_parameters(layer) -> list[tuple[Layer, str, Tensor, Parameter, str]]:
+    """Swap each persistable buffer for a frozen Parameter sharing its array, so the static builder lifts
+    it as a persistable variable (saved in the .npz) instead of baking it in as a constant."""
+    swapped = []
+    if isinstance(layer, Layer):
+        for path, sub in layer.named_sublayers(include_self=True):
+            for name, buf in list(sub._buffers.items()):
+                if buf is None or name in sub._non_persistable_buffer_names or isinstance(buf, Parameter):
+                    continue
+                frozen = Parameter(buf._data.copy(), name=f"{sub._full_name}.{name}", trainable=False)
+                sub._buffers[name] = frozen
+                swapped.append((sub, name, buf, frozen, f"{path}.{name}" if path else name))
+    return swapped
+
+
+def trace_program(api: str, fn, specs: list[InputSpec], layer=None, names: list[str] | None = None) -> Traced:
+    """Call `fn` once under a fresh program_guard on static.data variables made from `specs`."""
+    main, startup = Program(), Program()
+    names = names or [s.name or n for s, n in zip(specs, _arg_names(fn, len(specs)))]
+    swapped = _buffers_as_parameters(layer)
+    try:
+        with builder.program_guard(main, startup):
+            feeds = [builder.data(n, list(s.shape), s.np_dtype) for n, s in zip(names, specs)]
+            outs, structure = _flatten_outputs(api, fn(*feeds))
+    finally:
+        for sub, name, buf, _, _ in swapped:
+            sub._buffers[name] = buf
+    tensors: dict[str, Tensor] = {}
+    structured: dict[str, tuple[str, str]] = {}
+    if isinstance(layer, Layer):
+        for sname, p in layer.named_parameters():
+            tensors.setdefault(p.name, p)
+            structured.setdefault(p.name, (sname, "parameter"))
+        for _, _, buf, frozen, path in swapped:
+            tensors[frozen.name], structured[frozen.name] = buf, (path, "buffer")
+    persist = [v.name for v in main.global_block().vars.values() if v.persistable]
+    missing = [n for n in persist if n not in tensors]
+    if missing:  # parameters a function reaches by closure: their values are the startup program's
+        tensors.update(_startup_values(startup, missing))
+    values = {n: tensors.get(n) for n in persist}
+    structured = {n: structured.get(n, (n, "parameter")) for n in persist}
+    return Traced(main, names, [o.name for o in outs], structure, values, structured)
+
+
+def _startup_values(startup: Program, names: list[str]) -> dict[str, Tensor]:
+    from ..static.executor import Executor, Scope
+    scope = Scope()
+    Executor().run(startup, scope=scope)
+    found = scope.values()
+    return {n: Tensor._wrap(found[n]) for n in names if n in found}
+
+
+def _set_mode(layer, training: bool) -> list:
+    if not isinstance(layer, Layer):
+        return []
+    modes = [(sub, sub.training) for sub in layer.sublayers(include_self=True)]
+    layer.train() if training else layer.eval()
+    return modes
+
+
+def _restore_mode(modes: list) -> None:
+    for sub, was in modes:
+        sub.__dict__["training"] = was
+
+
+# ---- getting a Program out of what the user passed ---------------------------------------------
+def _static_function(obj):
+    """The @to_static function behind `obj` (a StaticFunction, or a Layer whose forward is one), else None."""
+    if hasattr(obj, "get_concrete_program"):
+        return obj
+    forward = getattr(obj, "forward", None) if isinstance(obj, Layer) else None
+    return forward if hasattr(forward, "get_concrete_program") else None
+
+
+def _from_static_function(api: str, static_fn, specs, layer) -> Traced:
+    """The Program H-jit-convert's StaticFunction builds (cond/while included) as a Traced."""
+    got = static_fn.get_concrete_program(*specs) if specs else static_fn.concrete_program
+    concrete = got[0] if isinstance(got, tuple) else got
+    program = concrete.main_program
+    feeds = [v.name for v in concrete.inputs if isinstance(v, Variable)]
+    outs, structure = _flatten_outputs(api, concrete.outputs)
+    if structure != "single" and len(outs) == 1:  # a concrete program lists its outputs even when one
+        structure = "single"
+    tensors = {p.name: p for p in getattr(concrete, "parameters", None) or []}
+    if isinstance(layer, Layer):
+        tensors.update({p.name: p for p in layer.parameters() + layer.buffers()})
+    own = _owner_names(layer)
+    values, structured = {}, {}
+    for var in program.global_block().vars.values():
+        if var.persistable and var.name in tensors:
+            values[var.name] = tensors[var.name]
+            structured[var.name] = own.get(id(tensors[var.name]), (var.name, "parameter"))
+    return Traced(program, feeds, [o.name for o in outs], structure, values, structured)
+
+
+def _build(api: str, obj, specs, training: bool) -> Traced:
+    modes = _set_mode(obj, training)
+    try:
+        static_fn = _static_function(obj)
+        if static_fn is not None:
+            return _from_static_function(api, static_fn, specs, obj if isinstance(obj, Layer) else None)
+        if not callable(obj):
+            raise invalid_argument(api, f"expected a Layer or a function, got {type(obj).__name__}.")
+        fn = obj.forward if isinstance(obj, Layer) else obj
+        specs = _specs(api, specs)
+        names = [s.name or n for s, n in zip(specs, _arg_names(fn, len(specs)))]
+        return trace_program(api, obj, specs, obj if isinstance(obj, Layer) else None, names=names)
+    finally:
+        _restore_mode(modes)
+
+
+def _signature(program: Program) -> list:
+    return [(b.idx, op.type, json.dumps(op.to_dict()["attrs"], sort_keys=True)) for b in program.blocks
+            for op in b.ops]
+
+
+def _check_path(api: str, path) -> str:
+    if not isinstance(path, str) or not path or path.endswith(("/", os.sep)) or os.path.isdir(path):
+        raise invalid_argument(api, f"path must be a file prefix like 'out/model', got {path!r}.",
+                               hint="the files written are <path>.pdmodel.json, <path>.pdiparams.npz, "
+                                    "<path>.pdinfo.json.")
+    return path
+
+
+# ---- save ----------------------------------------------------------------------------------------
+def save(layer, path: str, input_spec=None, **configs) -> None:
+    """`paddle.jit.save(layer_or_fn, path, input_spec=None)`: write the inference Program, its
+    parameters and jit's sidecar (see the module docstring)."""
+    api = "jit.save"
+    _check_path(api, path)
+    unknown = sorted(set(configs) - set(_KNOWN_CONFIGS))
+    if unknown:
+        raise invalid_argument(api, f"unknown config(s) {unknown}.", hint=f"known: {list(_KNOWN_CONFIGS)}.")
+    if builder.in_static_mode():
+        raise invalid_argument(api, "jit.save runs in dygraph mode.", hint="call paddle.disable_static() first.")
+    if isinstance(layer, TranslatedLayer):
+        _save_translated(path, layer)
+        return
+    specs = list(input_spec) if isinstance(input_spec, (list, tuple)) else input_spec
+    infer = _build(api, layer, specs, training=False)
+    try:
+        train = _build(api, layer, specs, training=True)
+    except Exception as e:  # noqa: BLE001 - e.g. batch-norm statistics updates cannot be traced
+        warnings.warn(f"jit.save: the model could not be traced in train mode ({type(e).__name__}: "
+                      f"{str(e).splitlines()[0][:200]}); the loaded model trains with its inference program "
+                      "(no dropout; batch norm uses its running statistics).", stacklevel=2)
+        train = None
+    if train is not None and _signature(train.program) == _signature(infer.program):
+        train = None
+    _write_model(api, path, infer, train)
+
+
+def _values(api: str, traced: Traced, names) -> dict[str, np.ndarray]:
+    out = {}
+    for n in names:
+        t = traced.values.get(n)
+        if t is None:
+            raise invalid_argument(api, f"the program reads persistable variable {n!r}, which has no value.",
+                                   hint="a function's parameters must belong to a Layer passed to jit.save.")
+        out[n] = np.asarray(t._data if isinstance(t, Tensor) else t)
+    return out
+
+
+def _write_model(api: str, path: str, infer: Traced, train: Traced | None) -> None:
+    pruned = static_io.prune(infer.program, infer.feed_names, infer.fetch_names)
+    persist = sorted({v.name for v in pruned.list_vars() if v.persistable})
+    train_persist = sorted({v.name for v in train.program.list_vars() if v.persistable}) if train else []
+    order = list(infer.values) + [n for n in (train.values if train else {}) if n not in infer.values]
+    wanted = set(persist) | set(train_persist)
+    params = _values(api, _merged(infer, train), [n for n in order if n in wanted])
+    static_io._write(path, pruned, infer.feed_names, infer.fetch_names, {n: params[n] for n in persist}, "pdiparams")
+    extra = {n: params[n] for n in train_persist if n not in persist}
+    structured = {**(train.structured if train else {}), **infer.structured}
+    info = {"format": INFO_FORMAT, "version": 1, "feed": infer.feed_names, "fetch": infer.fetch_names,
+            "output_structure": infer.structure,
+            "persistables": {n: {"structured_name": structured.get(n, (n, "parameter"))[0],
+                                 "kind": structured.get(n, (n, "parameter"))[1],
+                                 "trainable": not _var(infer, train, n).stop_gradient} for n in params},
+            "train": None if train is None else {"program": train.program.to_dict(), "fetch": train.fetch_names,
+                                                 "extra_params": sorted(extra)}}
+    with open(f"{path}.pdinfo.json", "w", encoding="utf-8") as f:
+        json.dump(info, f)
+    if extra:  # parameters only the training program reads (rare): kept beside the inference ones
+        np.savez(f"{path}.pdtrain.npz", **extra)
+
+
+def _merged(infer: Traced, train: Traced | None) -> Traced:
+    if train is None:
+        return infer
+    return Traced(infer.program, infer.feed_names, infer.fetch_names, infer.structure,
+                  {**train.values, **infer.values}, {**train.structured, **infer.structured})
+
+
+def _var(infer: Traced, train: Traced | None, name: str) -> Variable:
+    for traced in (infer, train):
+        if traced is not None and name in traced.program.global_block().vars:
+            return traced.program.global_block().vars[name]
+    raise not_found("jit.save", f"variable {name!r} is in neither program.")
+
+
+def _save_translated(path: str, layer: TranslatedLayer) -> None:
+    """Re-save a loaded (maybe fine-tuned) model: its programs with the current parameter values."""
+    values = dict(layer._persistables)
+    owner = {id(t): (name, "buffer" if not isinstance(t, Parameter) else "parameter")
+             for name, t in layer.state_dict().items()}
+    structured = {n: owner.get(id(t), (n, "parameter")) for n, t in values.items()}
+    infer = Traced(layer._infer_program, layer._feed_names, layer._fetch_names, layer._output_structure, values,
+                   structured)
+    train = None
+    if layer._train_program is not None:
+        train = Traced(layer._train_program, layer._feed_names, layer._train_fetch_names, layer._output_structure,
+                       values, structured)
+    _write_model("jit.save", path, infer, train)
+
+
+# ---- load ----------------------------------------------------------------------------------------
+def load(path: str, **configs) -> TranslatedLayer:
+    """`paddle.jit.load(path)`: the saved model as a TranslatedLayer (also reads what
+    `static.save_inference_model` wrote; parameters are then named by their variable names)."""
+    api = "jit.load"
+    _check_path(api, path)
+    meta = static_io._read_json(api, f"{path}.pdmodel.json")
+    program = Program.from_dict(meta.get("program"))
+    arrays = static_io._read_npz(api, f"{path}.pdiparams.npz")
+    expected = meta.get("params", {})
+    if not isinstance(expected, dict):
+        raise invalid_argument(api, f"{path}.pdmodel.json: 'params' is malformed; the file is corrupted.")
+    static_io._check_params(api, expected, arrays, f"{path}.pdiparams.npz")
+    feeds, fetches = _names_in(api, program, meta, "feed"), _names_in(api, program, meta, "fetch")
+    info = _read_info(api, path)
+    persistables = info.get("persistables") or {}
+    if not isinstance(persistables, dict):
+        raise invalid_argument(api, f"{path}.pdinfo.json: 'persistables' is malformed; the file is corrupted.")
+    # the saved model's own order (fc1.weight, fc1.bias, ...) where the sidecar has it
+    order = [n for n in persistables if n in expected] + [n for n in expected if n not in persistables]
+    values = {n: arrays[n] for n in order}
+    train = _load_train(api, path, info["train"], values) if info.get("train") else None
+    gb = program.global_block()
+    for n in values:
+        if n not in persistables:  # no sidecar entry: name it after its variable
+            persistables[n] = {"structured_name": n, "kind": "parameter",
+                               "trainable": not gb.vars[n].stop_gradient if n in gb.vars else True}
+    layer = TranslatedLayer(program, feeds, fetches, values, persistables, train,
+                            info.get("output_structure", "single" if len(fetches) == 1 else "list"))
+    layer.eval()  # Paddle's jit.load gives a layer ready for inference; .train() to fine-tune
+    return layer
+
+
+def _names_in(api: str, program: Program, meta: dict, key: str) -> list[str]:
+    names = meta.get(key)
+    gb = program.global_block()
+    if not isinstance(names, list) or not all(isinstance(n, str) and n in gb.vars for n in names):
+        raise invalid_argument(api, f"the model file's {key!r} list ({names!r}) names variables the program "
+                                    "lacks; the file is corrupted.")
+    return names
+
+
+def _read_info(api: str, path: str) -> dict:
+    file = f"{path}.pdinfo.json"
+    if not os.path.exists(file):
+        return {}  # written by static.save_inference_model: no structured names, no training variant
+    try:
+        with open(file, encoding="utf-8") as f:
+            info = json.load(f)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise invalid_argument(api, f"{file!r} is not valid JSON ({e}); the file is corrupted.") from None
+    if not isinstance(info, dict) or info.get("format") != INFO_FORMAT:
+        raise invalid_argument(api, f"{file!r} is not a minipaddle jit sidecar (format {INFO_FORMAT!r} expected).")
+    return info
+
+
+def _load_train(api: str, path: str, train: dict, values: dict) -> tuple[Program, list[str]]:
+    if not isinstance(train, dict) or "program" not in train:
+        raise invalid_argument(api, f"{path}.pdinfo.json: 'train' is malformed; the file is corrupted.")
+    program = Program.from_dict(train["program"])
+    extra = train.get("extra_params") or []
+    if extra:
+        arrays = static_io._read_npz(api, f"{path}.pdtrain.npz")
+        for n in extra:
+            if n not in arrays:
+                raise invalid_argument(api, f"{path}.pdtrain.npz has no array {n!r}; the files do not belong "
+                                            "together.")
+            values[n] = arrays[n]
+    fetch = _names_in(api, program, train, "fetch")
+    return program, fetch

@@ -1,0 +1,114 @@
+"""TranslatedLayer: what `paddle.jit.load` returns -- an nn.Layer that runs a loaded Program in dygraph.
+
+Its parameters are ordinary Parameters made from the saved `.npz`, registered under the
+original model's structured names (`fc1.weight`), so `parameters()`, `state_dict()` and an
+optimizer all work; `forward` runs the Program with `run_program`, so gradients flow through
+the loaded graph into them and the model can be fine-tuned:
+
+    model = paddle.jit.load("out/mnist")
+    opt = paddle.optimizer.Adam(parameters=model.parameters())
+    loss = F.cross_entropy(model(images), labels); loss.backward(); opt.step()
+
+`model.eval()` runs the inference program that was saved; `model.train()` runs the training
+variant when the model behaves differently while training (dropout), else the same program.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...nn.layer.layers import Layer
+from ..errors import invalid_argument
+from ..parameter import Parameter
+from ..static.program import Program
+from ..tensor import Tensor
+from .run_program import run_program
+
+__all__ = ["TranslatedLayer"]
+
+
+class _Holder(Layer):
+    """A plain Layer that only holds parameters, so structured names nest as in the saved model."""
+
+    def forward(self, *inputs):
+        raise invalid_argument("TranslatedLayer", "this sub-layer only holds loaded parameters; call the "
+                                                  "TranslatedLayer itself.")
+
+
+class TranslatedLayer(Layer):
+    """A loaded Program as a Layer: `layer(*inputs)` runs it, `parameters()` are trainable."""
+
+    def __init__(self, infer_program: Program, feed_names: list[str], fetch_names: list[str], values: dict,
+                 persistables: dict | None = None, train: tuple[Program, list[str]] | None = None,
+                 output_structure: str = "single") -> None:
+        super().__init__()
+        d = self.__dict__
+        d["_infer_program"] = infer_program
+        d["_train_program"], d["_train_fetch_names"] = train if train is not None else (None, None)
+        d["_feed_names"] = list(feed_names)
+        d["_fetch_names"] = list(fetch_names)
+        d["_output_structure"] = output_structure
+        d["_persistables"] = {}
+        persistables = persistables or {}
+        for var_name, array in values.items():
+            info = persistables.get(var_name, {})
+            self._attach(var_name, np.array(array), info.get("structured_name") or var_name,
+                         info.get("kind", "parameter"), bool(info.get("trainable", True)))
+
+    def _attach(self, var_name: str, array: np.ndarray, structured: str, kind: str, trainable: bool) -> None:
+        """Register the value under its structured name ('0.weight' -> sublayer '0', parameter 'weight')."""
+        *path, leaf = structured.split(".")
+        owner: Layer = self
+        for part in path:
+            child = owner._sub_layers.get(part)
+            if child is None:
+                child = owner.add_sublayer(part, _Holder())
+            owner = child
+        if kind == "buffer":
+            value = Tensor._wrap(array)
+            owner.register_buffer(leaf, value)
+        else:
+            value = Parameter(array, name=var_name, trainable=trainable)
+            owner.add_parameter(leaf, value)
+        self._persistables[var_name] = value
+
+    # ---- running ------------------------------------------------------------------------------
+    def forward(self, *inputs):
+        if len(inputs) != len(self._feed_names):
+            raise invalid_argument("TranslatedLayer", f"got {len(inputs)} inputs, the loaded model takes "
+                                                      f"{len(self._feed_names)} ({self._feed_names}).")
+        tensors = [x if isinstance(x, Tensor) else _to_tensor(x) for x in inputs]
+        if self.training and self._train_program is not None:
+            program, fetch_names = self._train_program, self._train_fetch_names
+        else:
+            program, fetch_names = self._infer_program, self._fetch_names
+        outs = run_program(program, self._feed_names, tensors, fetch_names, self._persistables)
+        if self._output_structure == "single":
+            return outs[0]
+        return tuple(outs) if self._output_structure == "tuple" else list(outs)
+
+    def program(self, method_name: str = "forward") -> Program:
+        """The Program `forward` runs now (the training variant in train mode, if the model has one)."""
+        if method_name != "forward":
+            raise invalid_argument("TranslatedLayer.program", f"the loaded model has only 'forward', got "
+                                                              f"{method_name!r}.")
+        if self.training and self._train_program is not None:
+            return self._train_program
+        return self._infer_program
+
+    @property
+    def input_names(self) -> list[str]:
+        return list(self._feed_names)
+
+    @property
+    def output_names(self) -> list[str]:
+        return list(self._fetch_names)
+
+    def extra_repr(self) -> str:
+        return f"inputs={self._feed_names}, outputs={self._fetch_names}"
+
+
+def _to_tensor(value) -> Tensor:
+    if isinstance(value, np.ndarray):
+        return Tensor._wrap(value)
+    raise invalid_argument("TranslatedLayer", f"an input is a {type(value).__name__}, expected a Tensor "
+                                              "(or a numpy array).")

@@ -1,0 +1,245 @@
+"""jit.save / jit.load: the round trip gives the same outputs, trains, keeps structured names; the files
+are the static format (static.load_inference_model reads them); bad files give clear errors."""
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+import minipaddle as paddle
+import minipaddle.nn.functional as F
+from minipaddle import nn, static
+from minipaddle.framework.jit import io as jit_io
+from minipaddle.framework.jit.translated_layer import TranslatedLayer
+from minipaddle.static import InputSpec
+
+SPEC = [InputSpec([None, 4], "float32", "x")]
+
+
+class MLP(nn.Layer):
+    def __init__(self, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(4, 8)
+        self.drop = nn.Dropout(dropout)
+        self.fc2 = nn.Linear(8, 3)
+
+    def forward(self, x):
+        return self.fc2(self.drop(F.relu(self.fc1(x))))
+
+
+def data(n=6, seed=0):
+    rng = np.random.default_rng(seed)
+    return paddle.to_tensor(rng.standard_normal((n, 4)).astype("float32")), paddle.to_tensor(
+        rng.integers(0, 3, (n,)).astype("int64"))
+
+
+def test_round_trip_same_outputs_names_and_static_reader(tmp_path):
+    paddle.seed(0)
+    net = MLP()
+    path = str(tmp_path / "mlp")
+    jit_io.save(net, path, input_spec=SPEC)
+    for suffix in (".pdmodel.json", ".pdiparams.npz", ".pdinfo.json"):
+        assert (tmp_path / f"mlp{suffix}").exists()
+    loaded = jit_io.load(path)
+    assert isinstance(loaded, TranslatedLayer) and isinstance(loaded, nn.Layer)
+    x, _ = data()
+    np.testing.assert_allclose(loaded(x).numpy(), net(x).numpy(), rtol=1e-6)
+    assert list(loaded.state_dict()) == list(net.state_dict()) == ["fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"]
+    for (k, a), b in zip(loaded.state_dict().items(), net.state_dict().values()):
+        np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=k)
+    assert loaded.input_names == ["x"]
+    exe = static.Executor()
+    with static.scope_guard(static.Scope()):
+        program, feeds, fetches = static.load_inference_model(path, exe)
+        out, = exe.run(program, feed={feeds[0]: x.numpy()}, fetch_list=fetches)
+    np.testing.assert_allclose(out, net(x).numpy(), rtol=1e-6)
+
+
+def test_loaded_model_fine_tunes_with_the_eager_models_gradients(tmp_path):
+    paddle.seed(1)
+    net = MLP()
+    jit_io.save(net, str(tmp_path / "m"), input_spec=SPEC)
+    loaded = jit_io.load(str(tmp_path / "m"))
+    loaded.train()
+    x, y = data(8, seed=2)
+    F.cross_entropy(loaded(x), y).backward()
+    F.cross_entropy(net(x), y).backward()
+    for a, b in zip(loaded.parameters(), net.parameters()):
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-5, atol=1e-7)
+    loaded.clear_gradients()
+    opt = paddle.optimizer.Adam(learning_rate=0.05, parameters=loaded.parameters())
+    losses = []
+    for _ in range(30):
+        loss = F.cross_entropy(loaded(x), y)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        losses.append(float(loss))
+    assert losses[-1] < 0.5 * losses[0]
+    # the fine-tuned model saves again and loads back with its new weights
+    jit_io.save(loaded, str(tmp_path / "tuned"))
+    again = jit_io.load(str(tmp_path / "tuned"))
+    np.testing.assert_allclose(again(x).numpy(), loaded.eval()(x).numpy(), rtol=1e-6)
+    assert list(again.state_dict()) == list(net.state_dict())
+
+
+def test_dropout_model_trains_with_its_training_program_and_infers_with_the_saved_one(tmp_path):
+    paddle.seed(2)
+    net = MLP(dropout=0.5)
+    net.train()
+    jit_io.save(net, str(tmp_path / "d"), input_spec=SPEC)
+    assert net.training  # the layer's mode is restored after tracing
+    loaded = jit_io.load(str(tmp_path / "d"))
+    assert not loaded.training
+    x, _ = data(64)
+    np.testing.assert_allclose(loaded(x).numpy(), net.eval()(x).numpy(), rtol=1e-6)
+    ops = [op.type for op in loaded.program().global_block().ops]
+    assert "dropout" not in ops
+    loaded.train()
+    assert "dropout" in [op.type for op in loaded.program().global_block().ops]
+    a, b = loaded(x).numpy(), loaded(x).numpy()
+    assert not np.allclose(a, b)  # a fresh mask each call
+
+
+def test_batch_norm_buffers_are_saved_as_buffers_and_the_fallback_is_announced(tmp_path):
+    paddle.seed(3)
+    net = nn.Sequential(nn.Linear(4, 5), nn.BatchNorm1D(5), nn.ReLU())
+    x, _ = data(16)
+    net.train()
+    net(x)  # move the running statistics off their initial values
+    mean = net[1]._mean.numpy().copy()
+    with pytest.warns(UserWarning, match="could not be traced in train mode"):
+        jit_io.save(net, str(tmp_path / "bn"), input_spec=SPEC)
+    np.testing.assert_array_equal(net[1]._mean.numpy(), mean)  # saving does not touch the statistics
+    loaded = jit_io.load(str(tmp_path / "bn"))
+    assert list(loaded.state_dict()) == list(net.state_dict())
+    assert {n for n, _ in loaded.named_parameters()} == {"0.weight", "0.bias", "1.weight", "1.bias"}
+    np.testing.assert_array_equal(loaded.state_dict()["1._mean"].numpy(), mean)
+    np.testing.assert_allclose(loaded(x).numpy(), net.eval()(x).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_tuple_outputs_and_functions_with_closure_parameters(tmp_path):
+    lin = nn.Linear(4, 2)
+
+    def two_heads(x):
+        h = lin(x)
+        return paddle.tanh(h), h * 2.0
+    jit_io.save(two_heads, str(tmp_path / "f"), input_spec=SPEC)
+    loaded = jit_io.load(str(tmp_path / "f"))
+    x, _ = data()
+    a, b = loaded(x)
+    assert isinstance(loaded(x), tuple)
+    np.testing.assert_allclose(a.numpy(), np.tanh(lin(x).numpy()), rtol=1e-6)
+    np.testing.assert_allclose(b.numpy(), 2 * lin(x).numpy(), rtol=1e-6)
+    assert sorted(loaded.state_dict()) == sorted([lin.weight.name, lin.bias.name])
+
+
+class _ConcreteProgram:
+    def __init__(self, main_program, inputs, outputs, parameters):
+        self.main_program, self.inputs, self.outputs, self.parameters = main_program, inputs, outputs, parameters
+
+
+class _FakeStaticFunction:
+    """The contract jit.save uses from @to_static: get_concrete_program(*specs) -> main_program, inputs,
+    outputs, parameters. This stand-in builds a Program with a `cond` op (a data-dependent branch)."""
+
+    def __init__(self, layer):
+        self.layer = layer
+
+    def get_concrete_program(self, *specs):
+        main, startup = static.Program(), static.Program()
+        with static.program_guard(main, startup):
+            x = static.data(specs[0].name, list(specs[0].shape), specs[0].dtype)
+            h = self.layer(x)
+            out = static.nn.cond(paddle.sum(x) > 0, lambda: h * 2.0, lambda: paddle.tanh(h))
+        return _ConcreteProgram(main, [x], [out], self.layer.parameters()), None
+
+
+def test_a_converted_function_with_a_cond_saves_loads_and_trains(tmp_path):
+    lin = nn.Linear(4, 3)
+    jit_io.save(_FakeStaticFunction(lin), str(tmp_path / "c"), input_spec=SPEC)
+    loaded = jit_io.load(str(tmp_path / "c"))
+    assert "cond" in [op.type for op in loaded.program().global_block().ops]
+    x = paddle.to_tensor(np.abs(data()[0].numpy()))
+    for inp, expected in ((x, 2 * lin(x).numpy()), (-x, np.tanh(lin(-x).numpy()))):
+        np.testing.assert_allclose(loaded(inp).numpy(), expected, rtol=1e-6)
+    loaded.train()
+    loaded(-x).sum().backward()
+    lin(-x).tanh().sum().backward()
+    np.testing.assert_allclose(loaded.parameters()[0].grad.numpy(), lin.weight.grad.numpy(), rtol=1e-5)
+
+
+def test_reads_a_model_written_by_static_save_inference_model(tmp_path):
+    lin = nn.Linear(4, 2)
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        xv = static.data("x", [None, 4], "float32")
+        out = F.sigmoid(lin(xv))
+    exe = static.Executor()
+    with static.scope_guard(static.Scope()):
+        exe.run(startup)
+        static.save_inference_model(str(tmp_path / "s"), [xv], [out], exe, program=main)
+    loaded = jit_io.load(str(tmp_path / "s"))
+    x, _ = data()
+    np.testing.assert_allclose(loaded(x).numpy(), F.sigmoid(lin(x)).numpy(), rtol=1e-6)
+    assert sorted(loaded.state_dict()) == sorted([lin.weight.name, lin.bias.name])
+
+
+def test_save_errors(tmp_path):
+    net = MLP()
+    with pytest.raises(ValueError, match="input_spec is needed"):
+        jit_io.save(net, str(tmp_path / "a"))
+    with pytest.raises(ValueError, match="path must be a file prefix"):
+        jit_io.save(net, str(tmp_path), input_spec=SPEC)
+    with pytest.raises(ValueError, match=r"unknown config\(s\) \['bogus'\]"):
+        jit_io.save(net, str(tmp_path / "a"), input_spec=SPEC, bogus=1)
+    with pytest.raises(ValueError, match="input_spec\\[0\\] is a str"):
+        jit_io.save(net, str(tmp_path / "a"), input_spec=["x"])
+    with pytest.raises(ValueError, match="returned dict"):
+        jit_io.save(lambda x: {"y": x * 2.0}, str(tmp_path / "a"), input_spec=SPEC)
+
+
+@pytest.fixture
+def saved(tmp_path):
+    with warnings.catch_warnings():
+        jit_io.save(MLP(), str(tmp_path / "m"), input_spec=SPEC)
+    return tmp_path
+
+
+def test_load_errors_for_missing_corrupted_and_mismatched_files(saved):
+    path = str(saved / "m")
+    with pytest.raises(KeyError, match="no model file"):
+        jit_io.load(str(saved / "nothing"))
+    info = json.loads((saved / "m.pdinfo.json").read_text())
+    (saved / "m.pdinfo.json").write_text("{not json")
+    with pytest.raises(ValueError, match="pdinfo.json' is not valid JSON"):
+        jit_io.load(path)
+    (saved / "m.pdinfo.json").write_text(json.dumps({"format": "other"}))
+    with pytest.raises(ValueError, match="not a minipaddle jit sidecar"):
+        jit_io.load(path)
+    (saved / "m.pdinfo.json").write_text(json.dumps(info))
+    good = (saved / "m.pdiparams.npz").read_bytes()
+    (saved / "m.pdiparams.npz").write_bytes(good[:100])
+    with pytest.raises(ValueError, match="not a readable .npz"):
+        jit_io.load(path)
+    np.savez(saved / "m.pdiparams.npz", **{k: np.zeros((1,), "float32") for k in info["persistables"]})
+    with pytest.raises(ValueError, match=r"is float32\[1\], the model expects float32\[\d"):
+        jit_io.load(path)
+    (saved / "m.pdiparams.npz").write_bytes(good)
+    meta = json.loads((saved / "m.pdmodel.json").read_text())
+    meta["feed"] = ["not_a_var"]
+    (saved / "m.pdmodel.json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="names variables the program lacks"):
+        jit_io.load(path)
+
+
+def test_calling_a_loaded_model_wrongly(saved):
+    loaded = jit_io.load(str(saved / "m"))
+    with pytest.raises(ValueError, match="got 2 inputs, the loaded model takes 1"):
+        loaded(paddle.ones([2, 4]), paddle.ones([2, 4]))
+    with pytest.raises(ValueError, match=r"input 'x' has shape \[2, 5\], expected \[-1, 4\]"):
+        loaded(paddle.ones([2, 5]))
+    with pytest.raises(ValueError, match="expected a Tensor"):
+        loaded([1.0, 2.0, 3.0, 4.0])
