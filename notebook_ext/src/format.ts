@@ -3,7 +3,7 @@
  * heat map of a small tensor's values. Everything returns DOM nodes built with textContent (never
  * innerHTML), so names from user code cannot inject markup.
  */
-import { Histogram, Num, State } from './schema';
+import { Histogram, Num, State, Summary } from './schema';
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
@@ -98,7 +98,11 @@ function unravel(i: number, shape: number[]): number[] {
 
 /** "min −0.42 · max 1.3 · mean 0.1 · std 0.3" plus NaN/Inf counts when there are any. */
 export function summaryText(s: State): string {
-  const m = s.summary;
+  return summaryLine(s.summary);
+}
+
+/** The same line for a bare summary (a static run's op outputs, feeds and fetches). */
+export function summaryLine(m: Summary): string {
   const parts = [`min ${num(m.min)}`, `max ${num(m.max)}`, `mean ${num(m.mean)}`, `std ${num(m.std)}`];
   if (m.nan_count) parts.push(`NaN ${m.nan_count}`);
   if (m.inf_count) parts.push(`Inf ${m.inf_count}`);

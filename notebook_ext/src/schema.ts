@@ -5,6 +5,7 @@
  * minor version renders as well as the one it was written against. A major version we do not know
  * is refused with a message, and the renderer falls back to the bundle's text/html.
  */
+import type { ProfileSection } from './profile_types';
 
 export const MIME_TYPE = 'application/vnd.minipaddle.trace+json';
 export const SUPPORTED_MAJOR = 1;
@@ -176,6 +177,102 @@ export interface OptimizerUpdate {
   update_norm: Num | null;
 }
 
+// ---- static Programs (the programs / pass_diffs / program_runs sections; /tmp spec "program_doc") ----
+
+export interface ProgramVar {
+  name: string;
+  shape: number[]; // -1: unknown dim
+  dtype: string;
+  persistable: boolean;
+  stop_gradient: boolean;
+  is_parameter: boolean;
+  is_data: boolean;
+}
+
+export interface SourceRef {
+  file: string;
+  line: number;
+  code: string;
+}
+
+export interface ProgramOp {
+  index: number;
+  type: string;
+  inputs: Record<string, string[]>;
+  outputs: Record<string, string[]>;
+  attrs: Record<string, unknown>;
+  sub_blocks: number[];
+  role: string; // forward | backward | optimize | other
+  source: SourceRef | null;
+}
+
+export interface ProgramBlock {
+  idx: number;
+  parent: number;
+  vars: ProgramVar[];
+  ops: ProgramOp[];
+}
+
+export interface ProgramOrigin {
+  kind: string; // "dy2static"
+  function: string;
+  file: string;
+  first_line: number;
+  original_source: string;
+  transformed_source: string;
+}
+
+export interface ProgramDoc {
+  id: string;
+  name: string;
+  role: string; // main | startup | pass | inference | dy2static
+  text: string;
+  blocks: ProgramBlock[];
+  origin: ProgramOrigin | null;
+}
+
+/** An op of a pass diff: `index` is in the BEFORE program for removed ops, in AFTER for added ones. */
+export interface OpRef {
+  block: number;
+  index: number;
+  type: string;
+  outputs: string[];
+}
+
+export interface PassDiff {
+  pass: string;
+  step: number;
+  before: string;
+  after: string;
+  summary: string;
+  changed: boolean;
+  time_ms: number;
+  ops_before: number;
+  ops_after: number;
+  removed: OpRef[];
+  added: OpRef[];
+  fused: { into: OpRef; from: OpRef[] }[];
+  details: Record<string, unknown>;
+}
+
+export interface RunStep {
+  step: number;
+  block: number;
+  op: number;
+  type: string;
+  time_ns: number;
+  outputs: Record<string, Summary>;
+}
+
+export interface ProgramRun {
+  program: string;
+  run: number;
+  feed: Record<string, Summary>;
+  steps: RunStep[];
+  steps_dropped: number;
+  fetch: Record<string, Summary>;
+}
+
 export interface TraceDocument {
   format: string;
   schema_version: string;
@@ -197,6 +294,10 @@ export interface TraceDocument {
   steps: Step[];
   optimizer_updates: OptimizerUpdate[];
   nan_inf: { first: unknown; count: number; occurrences: unknown[] };
+  programs?: ProgramDoc[];
+  pass_diffs?: PassDiff[];
+  program_runs?: ProgramRun[];
+  profile?: ProfileSection | null;
   [key: string]: unknown;
 }
 

@@ -8,7 +8,12 @@
  *                      the first step of the next phase: forward -> backward -> optimizer)
  *   continue (play)    advance one step per tick until the end or a step whose tensors hold NaN/Inf
  *   reset, seek        to step 0 / anywhere (the timeline scrubber)
+ *
+ * The same model steps a static Executor run (a `program_runs` entry): `programRunSteps` turns its
+ * executed ops into StepInfo, a sub-block's path ("b1", "b1.b2") standing in for the layer, so step
+ * out of a while body lands on the first op after the loop.
  */
+import { ProgramDoc, ProgramRun, Summary } from './schema';
 import { StepInfo, within } from './trace_index';
 
 export type Listener = () => void;
@@ -142,4 +147,61 @@ export class StepModel {
   private emit(): void {
     for (const listener of this.listeners) listener();
   }
+}
+
+// ---- static Programs: graph ids and Executor runs ---------------------------------------------
+
+/** Graph node id of op `index` of block `block` in program `pid`: "P0:b0:op3". */
+export function programOpId(pid: string, block: number, index: number): string {
+  return `${pid}:b${block}:op${index}`;
+}
+
+/** Graph node id of variable `name` declared in block `block`: "P0:b0:v:x". */
+export function programVarId(pid: string, block: number, name: string): string {
+  return `${pid}:b${block}:v:${name}`;
+}
+
+/** The block that declares `name`, looking from block `block` out through its parents (a sub-block
+ * reads its parent's variables); `block` itself when none does. */
+export function declaringBlock(program: ProgramDoc, block: number, name: string): number {
+  const seen = new Set<number>();
+  for (let b = block; b >= 0 && !seen.has(b); b = program.blocks[b]?.parent ?? -1) {
+    seen.add(b);
+    if (program.blocks[b]?.vars.some(v => v.name === name)) return b;
+  }
+  return block;
+}
+
+/** "b1.b2" for block 2 inside block 1 inside block 0; null for block 0 (the top level). */
+export function blockPath(program: ProgramDoc, block: number): string | null {
+  const parts: string[] = [];
+  const seen = new Set<number>();
+  for (let b = block; b > 0 && !seen.has(b); b = program.blocks[b]?.parent ?? 0) {
+    seen.add(b);
+    parts.unshift(`b${b}`);
+  }
+  return parts.length ? parts.join('.') : null;
+}
+
+function summaryBad(s: Summary | undefined): boolean {
+  return s !== undefined && (s.nan_count > 0 || s.inf_count > 0);
+}
+
+const RUN_PHASES: Record<string, StepInfo['phase']> = { backward: 'backward', optimize: 'optimizer' };
+
+/** One StepInfo per op the Executor ran (ops inside a while body once per iteration): node is the
+ * op's graph id, reads/writes its variables' ids, phase from the op's role. */
+export function programRunSteps(program: ProgramDoc, run: ProgramRun): StepInfo[] {
+  return run.steps.map((s, position) => {
+    const op = program.blocks[s.block]?.ops[s.op];
+    const names = (slots: Record<string, string[]> | undefined) =>
+      Object.values(slots ?? {}).flat().map(n => programVarId(program.id, declaringBlock(program, s.block, n), n));
+    const layer = blockPath(program, s.block);
+    const where = s.block === 0 ? `op ${s.op}` : `block ${s.block}, op ${s.op}`;
+    return {
+      position, phase: RUN_PHASES[op?.role ?? ''] ?? 'forward', node: programOpId(program.id, s.block, s.op),
+      forwardNode: null, layer, label: `${s.type} (${where})`, reads: names(op?.inputs), writes: names(op?.outputs),
+      states: [], nanInf: Object.values(s.outputs ?? {}).some(summaryBad)
+    };
+  });
 }

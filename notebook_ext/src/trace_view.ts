@@ -6,6 +6,10 @@
  * navigable. Stepping never re-lays out the graph: it moves CSS classes on the drawn SVG
  * (mp-current, mp-read, mp-written, mp-done, mp-flowing). The DOM follows the contract the browser
  * tests use (data-testid mp-trace, mp-graph, mp-continue, ..., node `g.node[data-node-id]`).
+ *
+ * Tabs (mp-tab-graph, mp-tab-program, mp-tab-profile) appear only for the sections the document
+ * holds: Graph always, Program when it has `programs`, Profile when `profile` is set; with the
+ * Graph tab alone there is no tab bar. The Program and Profile tabs are built when first opened.
  */
 import { TraceDocument } from './schema';
 import { StepInfo, TraceIndex, within } from './trace_index';
@@ -15,12 +19,18 @@ import { toDot } from './dot';
 import { layoutSvg } from './layout';
 import { renderInspector } from './inspector';
 import { el } from './format';
+import { ProgramView } from './program_view';
+import { renderProfileView } from './profile_view';
 
 const PLAY_MS = 450;
 const HIGHLIGHTS = ['mp-current', 'mp-read', 'mp-written', 'mp-done', 'mp-flowing', 'mp-selected'];
 
+export type TabName = 'graph' | 'program' | 'profile';
+
 export interface TraceViewOptions {
   view?: ViewKind;
+  /** the tab shown first (default: graph, or program for a document with programs and no eager ops) */
+  tab?: TabName;
   budget?: number;
   /** layout function (tests pass a fake); default Graphviz wasm */
   layout?: (dot: string) => Promise<string>;
@@ -52,6 +62,12 @@ export class TraceView {
   private budget: number;
   private layout: (dot: string) => Promise<string>;
   private renderToken = 0;
+  readonly tabs: TabName[];
+  tab: TabName = 'graph';
+  programView: ProgramView | null = null;
+  private panes = new Map<TabName, HTMLDivElement>();
+  private tabButtons = new Map<TabName, HTMLButtonElement>();
+  private profileDrawn = false;
   /** resolves when the current graph is drawn (tests and the panel wait on it) */
   ready: Promise<void> = Promise.resolve();
   disposed = false;
@@ -70,6 +86,10 @@ export class TraceView {
     this.node.dataset.schemaVersion = doc.schema_version;
     this.node.tabIndex = 0;
     this.node.setAttribute('data-lm-suppress-shortcuts', 'true');
+    this.tabs = ['graph'];
+    if (doc.programs?.length) this.tabs.push('program');
+    if (doc.profile) this.tabs.push('profile');
+    const graphPane = this.pane('graph');
     const bar = el('div', 'mp-toolbar');
     const add = (id: string, text: string, title: string, action: () => void) => {
       const b = el('button', 'mp-button', text);
@@ -124,9 +144,9 @@ export class TraceView {
     add('mp-fit', '⤢', 'Fit the graph', () => this.fit());
     add('mp-zoom-in', '+', 'Zoom in (Ctrl+wheel)', () => this.zoom(0.8));
     add('mp-zoom-out', '−', 'Zoom out', () => this.zoom(1.25));
-    this.node.appendChild(bar);
+    graphPane.appendChild(bar);
     this.notesEl = el('div', 'mp-notes');
-    this.node.appendChild(this.notesEl);
+    graphPane.appendChild(this.notesEl);
     const main = el('div', 'mp-main');
     this.graphEl = el('div', 'mp-graph');
     this.graphEl.dataset.testid = 'mp-graph';
@@ -134,12 +154,81 @@ export class TraceView {
     this.inspectorEl.dataset.testid = 'mp-inspector';
     main.appendChild(this.graphEl);
     main.appendChild(this.inspectorEl);
-    this.node.appendChild(main);
+    graphPane.appendChild(main);
+    this.buildTabs();
     this.node.addEventListener('keydown', e => this.onKey(e));
     this.installPanZoom();
     this.model.onChange(() => this.update());
     this.ready = this.draw();
     this.update();
+    const eager = doc.graph.forward.nodes.length + doc.steps.length > 0;
+    const first = options.tab ?? (!eager && this.tabs.includes('program') ? 'program' : 'graph');
+    if (first !== 'graph' && this.tabs.includes(first)) {
+      const graphReady = this.ready;
+      this.showTab(first);
+      const tabReady = this.ready;
+      this.ready = Promise.all([graphReady, tabReady]).then(() => undefined);
+    }
+  }
+
+  // ---- tabs ------------------------------------------------------------------------------------
+  private pane(name: TabName): HTMLDivElement {
+    const pane = el('div', `mp-tab-pane mp-pane-${name}`);
+    pane.dataset.tab = name;
+    pane.hidden = name !== 'graph';
+    this.panes.set(name, pane);
+    return pane;
+  }
+
+  private buildTabs(): void {
+    if (this.tabs.length > 1) {
+      const bar = el('div', 'mp-tabs');
+      bar.setAttribute('role', 'tablist');
+      const titles: Record<TabName, string> = { graph: 'Graph', program: 'Program', profile: 'Profile' };
+      for (const name of this.tabs) {
+        const b = el('button', 'mp-tab', titles[name]);
+        b.type = 'button';
+        b.dataset.testid = `mp-tab-${name}`;
+        b.setAttribute('role', 'tab');
+        b.setAttribute('aria-selected', String(name === 'graph'));
+        b.classList.toggle('mp-active', name === 'graph');
+        b.addEventListener('click', () => this.showTab(name));
+        this.tabButtons.set(name, b);
+        bar.appendChild(b);
+      }
+      this.node.appendChild(bar);
+    }
+    this.node.appendChild(this.panes.get('graph')!);
+    for (const name of this.tabs.filter(t => t !== 'graph')) this.node.appendChild(this.pane(name));
+  }
+
+  /** Show tab `name`, building the Program / Profile view on first use. */
+  showTab(name: TabName): void {
+    if (!this.tabs.includes(name)) return;
+    this.tab = name;
+    for (const [t, pane] of this.panes) pane.hidden = t !== name;
+    for (const [t, b] of this.tabButtons) {
+      b.classList.toggle('mp-active', t === name);
+      b.setAttribute('aria-selected', String(t === name));
+    }
+    const doc = this.idx.doc;
+    if (name === 'program' && this.programView === null) {
+      this.programView = new ProgramView(doc, { layout: this.layout });
+      this.panes.get('program')!.appendChild(this.programView.node);
+      this.ready = this.programView.ready;
+    } else if (name === 'program' && this.programView) this.ready = this.programView.ready;
+    if (name === 'profile' && !this.profileDrawn && doc.profile) {
+      this.profileDrawn = true;
+      renderProfileView(this.panes.get('profile')!, doc.profile, id => this.selectNode(id));
+    }
+  }
+
+  /** Select trace node `id` (an op, grad node or tensor) in the graph view, as a click would. */
+  selectNode(id: string): void {
+    this.showTab('graph');
+    this.selected = locate(this.idx, this.view, id) ?? id;
+    this.update();
+    this.centerOn(this.selected);
   }
 
   dispose(): void {
@@ -210,6 +299,13 @@ export class TraceView {
 
   private onKey(e: KeyboardEvent): void {
     if (e.target instanceof HTMLInputElement && e.target.type !== 'range') return;
+    if (this.tab !== 'graph') {  // the Program tab steps its run; the Profile tab has no keys
+      if (this.tab === 'program' && this.programView?.onKey(e)) {
+        e.preventDefault();
+        e.stopPropagation();
+      }
+      return;
+    }
     const actions: Record<string, () => void> = {
       F8: () => this.toggle(),
       F10: () => this.stepForward(),
