@@ -1,4 +1,4 @@
-"""conv2d, conv2d_transpose and conv2d_grad_filter: convolution as im2col + one BLAS product.
+"""conv2d, conv2d_transpose and conv2d_grad_filter: convolution as im2col + BLAS, or as direct loops.
 
 All three ops work on NCHW tensors with explicit geometry attributes (the functional API in
 nn/functional/conv.py turns Paddle's many padding spellings, NHWC and conv1d into these):
@@ -12,7 +12,8 @@ They are three faces of one linear map. Write A_w for "convolve with weight w":
     conv2d_grad_filter(x, g) = dL/dw of <g, A_w x>                          (conv2d's weight grad)
 
 so each op's backward rule is written with the other two, and grads of grads of any order come
-from the same three kernels (kernels/cpu/im2col.py):
+from the same three kernels (kernels/cpu/im2col.py, the default; kernels/cpu/conv_direct.py holds
+direct numba loops for each op, which the autotuner times against them):
 
     conv2d:             dx = conv2d_transpose(dout, w)      dw = conv2d_grad_filter(x, dout)
     conv2d_transpose:   dy = conv2d(dout, w)                dw = conv2d_grad_filter(dout, y)
@@ -184,6 +185,14 @@ add_kernel("conv2d_transpose", "cpu", CONV_FLOATS, LazyKernel(f"{_KERNELS}:conv2
            name="col2im")
 add_kernel("conv2d_grad_filter", "cpu", CONV_FLOATS, LazyKernel(f"{_KERNELS}:conv2d_grad_filter_im2col"),
            name="im2col")
+# The direct numba loops (kernels/cpu/conv_direct.py): no im2col copy, faster for few channels. im2col stays
+# the default (higher priority); with autotune on, both are timed per shape class and the faster one runs.
+_DIRECT = "minipaddle.framework.kernels.cpu.conv_direct"
+add_kernel("conv2d", "cpu", CONV_FLOATS, LazyKernel(f"{_DIRECT}:conv2d_direct"), name="direct", priority=-1)
+add_kernel("conv2d_transpose", "cpu", CONV_FLOATS, LazyKernel(f"{_DIRECT}:conv2d_transpose_direct"),
+           name="direct", priority=-1)
+add_kernel("conv2d_grad_filter", "cpu", CONV_FLOATS, LazyKernel(f"{_DIRECT}:conv2d_grad_filter_direct"),
+           name="direct", priority=-1)
 
 
 # ---- the op calls the functional API makes -----------------------------------------------------
