@@ -1,18 +1,626 @@
 /**
- * The extension's Profile view: the `profile` section of a trace document drawn as the op table and a timeline.
- * (First cut: the entry point other views mount; the table and timeline follow.)
+ * The extension's Profile view: the `profile` section of a trace document (what `%paddle_profile` records)
+ * drawn as plain DOM, so it is unit-testable and any tab can mount it:
+ *
+ *   timeline   one lane per kind of work (python, forward, backward, optimizer, numba-jit, dataloader),
+ *              spans as SVG rects scaled to their duration, ProfileSteps as bands, the memory counter as a
+ *              line; zoom (buttons, Ctrl+wheel, + / -), pan (drag, Shift+wheel, arrows), hover tooltip.
+ *              Clicking a span selects its graph node (the op's, or for backward work its forward op's).
+ *   Operators  the op table, sortable by any column, each op expandable to the kernels it ran; clicking a
+ *              row highlights that op's spans in the timeline.
+ *   Model      the phases table (ProfileStep, Dataloader, Forward, Backward, Optimization, Others).
+ *
+ * Only the spans in view are drawn, and those under MIN_PX pixels merge into one path per row, so 20k spans
+ * cost no more SVG than the width has pixels. DOM contract (browser tests): data-testid mp-profile-view,
+ * mp-profile-table, mp-profile-row[data-op], mp-profile-sort-<key>, mp-timeline, mp-timeline-lane[data-lane],
+ * mp-timeline-span[data-span][data-node].
  */
-import type { ProfileSection } from './profile_types';
+import '../style/profile.css';
+import { duration, el } from './format';
+import {
+  LaneRows, ProfileSection, ProfileSpan, ProfileStat, SORT_KEYS, SortKey, TimeScale, drawRow, hitTest,
+  memoryPoints, packLanes, ratioBase, sortStats, spanTarget, tickLabel, ticks
+} from './profile_types';
 
 export type { ProfileSection } from './profile_types';
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+const ROW_H = 16;
+const LANE_GAP = 4;
+const LABEL_W = 84;
+const AXIS_H = 18;
+const MEMORY_H = 36;
+const MIN_PX = 2;
+const DEFAULT_WIDTH = 900;
+const ZOOM_STEP = 2;
 
 /** Draw `profile` into `host`; a click on a span that names a graph node calls `selectNode(nodeId)`. */
 export function renderProfileView(host: HTMLElement, profile: ProfileSection, selectNode: (nodeId: string) => void): void {
   host.textContent = '';
-  const root = document.createElement('div');
-  root.className = 'mp-profile-view';
-  root.dataset.testid = 'mp-profile-view';
-  root.textContent = `${profile.ops.length} ops, ${profile.spans.length} spans`;
-  root.addEventListener('mp-select-node', (e: Event) => selectNode((e as CustomEvent<string>).detail));
-  host.appendChild(root);
+  host.appendChild(new ProfileView(profile, selectNode).node);
+}
+
+function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}): SVGElementTagNameMap[K] {
+  const e = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  return e;
+}
+
+function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KiB`;
+  if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  return `${(n / 1024 ** 3).toFixed(2)} GiB`;
+}
+
+export function flopsText(n: number | null | undefined): string {
+  if (n === null || n === undefined) return '–';
+  const units: [number, string][] = [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'K']];
+  const unit = units.find(([v]) => n >= v);
+  return unit ? `${(n / unit[0]).toPrecision(3)} ${unit[1]}` : String(n);
+}
+
+/** A css class for a span's category: mp-cat-operator, mp-cat-backward, ..., mp-cat-user for RecordEvents. */
+function catClass(cat: string): string {
+  const known = ['ProfileStep', 'Operator', 'OperatorInner', 'Backward', 'Forward', 'Optimization', 'Dataloader',
+    'NumbaJIT'];
+  return known.includes(cat) ? `mp-cat-${cat.toLowerCase()}` : 'mp-cat-user';
+}
+
+/** The whole view over one profile section. */
+export class ProfileView {
+  readonly node: HTMLDivElement;
+  readonly timeline: Timeline | null = null;
+  readonly table: OpTable | null = null;
+
+  constructor(readonly profile: ProfileSection, selectNode: (nodeId: string) => void) {
+    this.node = el('div', 'mp-profile-view');
+    this.node.dataset.testid = 'mp-profile-view';
+    if (!profile || !Array.isArray(profile.spans) || !Array.isArray(profile.ops)) {
+      this.node.appendChild(el('div', 'mp-profile-note', 'This trace has no profile section: run the code under '
+        + '%paddle_profile (or paddle.profiler.Profiler) to record one.'));
+      return;
+    }
+    this.node.appendChild(this.header());
+    this.timeline = new Timeline(profile, selectNode);
+    this.node.appendChild(this.timeline.node);
+    this.table = new OpTable(profile, name => this.timeline!.setHighlight(name));
+    this.node.append(el('h4', 'mp-profile-title', 'Operators'), this.table.node);
+    this.node.append(el('h4', 'mp-profile-title', 'Model'), phasesTable(profile));
+  }
+
+  private header(): HTMLElement {
+    const p = this.profile;
+    const head = el('div', 'mp-profile-header');
+    const steps = p.steps.length === 1 ? '1 step' : `${p.steps.length} steps`;
+    const dropped = p.spans_dropped ? ` (+${p.spans_dropped} not kept)` : '';
+    head.appendChild(el('span', undefined, `${steps} · ${duration(p.duration_ns)} · ${p.ops.length} operators · `
+      + `${p.spans.length} spans${dropped}`));
+    if (p.errors.length) {
+      const errors = el('ul', 'mp-profile-errors');
+      errors.dataset.testid = 'mp-profile-errors';
+      for (const e of p.errors) errors.appendChild(el('li', undefined, e));
+      head.appendChild(errors);
+    }
+    return head;
+  }
+}
+
+// ---- the tables -----------------------------------------------------------------------------------
+
+interface Column {
+  key: SortKey;
+  label: string;
+  title: string;
+}
+
+const COLUMNS: Column[] = [
+  { key: 'name', label: 'Name', title: 'operator (expand: the kernels it ran)' },
+  { key: 'calls', label: 'Calls', title: 'times it ran in the window' },
+  { key: 'total', label: 'Total', title: 'CPU time over all calls' },
+  { key: 'avg', label: 'Avg', title: 'CPU time per call' },
+  { key: 'max', label: 'Max', title: 'slowest call' },
+  { key: 'min', label: 'Min', title: 'fastest call' },
+  { key: 'ratio', label: 'Ratio', title: 'share of the time of all ProfileSteps' },
+  { key: 'flops', label: 'FLOPs', title: 'floating-point operations (matmul/conv, with_flops)' }
+];
+
+function statCells(tr: HTMLTableRowElement, s: ProfileStat, base: number, withFlops: boolean): void {
+  tr.appendChild(el('td', 'mp-num', String(s.calls)));
+  for (const v of [s.total_ns, s.avg_ns, s.max_ns, s.min_ns]) tr.appendChild(el('td', 'mp-num', duration(v)));
+  const pct = (100 * s.total_ns) / base;
+  const ratio = el('td', 'mp-num mp-ratio', `${pct.toFixed(2)} %`);
+  ratio.style.setProperty('--mp-pct', `${Math.min(100, pct).toFixed(1)}%`);
+  tr.appendChild(ratio);
+  if (withFlops) {
+    const f = el('td', 'mp-num', flopsText(s.flops));
+    if (s.flops !== null && s.flops !== undefined) f.title = `${s.flops} FLOPs`;
+    tr.appendChild(f);
+  }
+}
+
+/** The Operator table: click a header to sort (again to reverse), ▸ to show the kernels, a row to highlight
+ * the op's spans in the timeline. */
+export class OpTable {
+  readonly node: HTMLTableElement;
+  key: SortKey = 'total';
+  descending = true;
+  selected: string | null = null;
+  private expanded = new Set<string>();
+  private body: HTMLTableSectionElement;
+  private heads = new Map<SortKey, HTMLTableCellElement>();
+  private columns: Column[];
+  private base: number;
+
+  constructor(readonly profile: ProfileSection, private onSelect: (name: string | null) => void) {
+    const withFlops = profile.ops.some(op => op.flops !== null && op.flops !== undefined);
+    this.columns = COLUMNS.filter(c => c.key !== 'flops' || withFlops);
+    this.base = ratioBase(profile);
+    this.node = el('table', 'mp-profile-table');
+    this.node.dataset.testid = 'mp-profile-table';
+    const row = el('tr');
+    for (const c of this.columns) {
+      const th = el('th', c.key === 'name' ? undefined : 'mp-num', c.label);
+      th.dataset.testid = `mp-profile-sort-${c.key}`;
+      th.title = `${c.title}; click to sort`;
+      th.tabIndex = 0;
+      th.addEventListener('click', () => this.sortBy(c.key));
+      th.addEventListener('keydown', e => {
+        if (e.key === 'Enter' || e.key === ' ') {
+          e.preventDefault();
+          this.sortBy(c.key);
+        }
+      });
+      this.heads.set(c.key, th);
+      row.appendChild(th);
+    }
+    this.node.appendChild(el('thead')).appendChild(row);
+    this.body = this.node.appendChild(el('tbody'));
+    this.render();
+  }
+
+  /** Sort by `key`: a new column starts descending (names ascending), the same column flips. */
+  sortBy(key: SortKey): void {
+    if (!SORT_KEYS.includes(key)) return;
+    this.descending = key === this.key ? !this.descending : key !== 'name';
+    this.key = key;
+    this.render();
+  }
+
+  /** The op names in the order shown. */
+  order(): string[] {
+    return sortStats(this.profile.ops, this.key, this.descending).map(s => s.name);
+  }
+
+  private render(): void {
+    for (const [key, th] of this.heads) {
+      const active = key === this.key;
+      th.setAttribute('aria-sort', active ? (this.descending ? 'descending' : 'ascending') : 'none');
+      th.classList.toggle('mp-sorted', active);
+      th.dataset.arrow = active ? (this.descending ? '▾' : '▴') : '';
+    }
+    this.body.textContent = '';
+    const withFlops = this.columns.some(c => c.key === 'flops');
+    if (!this.profile.ops.length) {
+      const td = this.body.appendChild(el('tr')).appendChild(el('td', 'mp-profile-note', 'no operator ran'));
+      td.colSpan = this.columns.length;
+    }
+    for (const op of sortStats(this.profile.ops, this.key, this.descending)) {
+      const tr = el('tr', 'mp-profile-row');
+      tr.dataset.testid = 'mp-profile-row';
+      tr.dataset.op = op.name;
+      tr.classList.toggle('mp-selected', op.name === this.selected);
+      tr.title = 'click: highlight its spans in the timeline';
+      tr.appendChild(this.nameCell(op));
+      statCells(tr, op, this.base, withFlops);
+      tr.addEventListener('click', () => this.select(op.name === this.selected ? null : op.name));
+      this.body.appendChild(tr);
+      if (!this.expanded.has(op.name)) continue;
+      for (const child of op.children ?? []) {
+        const sub = el('tr', 'mp-profile-kernel');
+        sub.dataset.testid = 'mp-profile-kernel-row';
+        sub.appendChild(el('td', 'mp-profile-name', child.name));
+        statCells(sub, child, this.base, withFlops);
+        this.body.appendChild(sub);
+      }
+    }
+  }
+
+  private nameCell(op: ProfileStat): HTMLTableCellElement {
+    const td = el('td', 'mp-profile-name');
+    if (op.children?.length) {
+      const open = this.expanded.has(op.name);
+      const b = el('button', 'mp-profile-expand', open ? '▾' : '▸');
+      b.type = 'button';
+      b.dataset.testid = 'mp-profile-expand';
+      b.title = open ? 'hide the kernels' : `show the kernels ${op.name} ran`;
+      b.setAttribute('aria-expanded', String(open));
+      b.addEventListener('click', e => {
+        e.stopPropagation(); // expanding is not selecting
+        if (open) this.expanded.delete(op.name);
+        else this.expanded.add(op.name);
+        this.render();
+      });
+      td.appendChild(b);
+    }
+    td.appendChild(document.createTextNode(op.name));
+    return td;
+  }
+
+  select(name: string | null): void {
+    this.selected = name;
+    for (const tr of this.body.querySelectorAll<HTMLTableRowElement>('tr.mp-profile-row')) {
+      tr.classList.toggle('mp-selected', tr.dataset.op === name);
+    }
+    this.onSelect(name);
+  }
+}
+
+/** The Model table, in Paddle's order (not sortable: the order is the story of a step). */
+function phasesTable(profile: ProfileSection): HTMLTableElement {
+  const table = el('table', 'mp-profile-table mp-profile-phases');
+  table.dataset.testid = 'mp-profile-phases';
+  const head = el('tr');
+  for (const c of COLUMNS.slice(0, 7)) head.appendChild(el('th', c.key === 'name' ? undefined : 'mp-num', c.label));
+  table.appendChild(el('thead')).appendChild(head);
+  const body = table.appendChild(el('tbody'));
+  const base = ratioBase(profile);
+  for (const phase of profile.phases) {
+    const tr = el('tr', 'mp-profile-phase');
+    tr.appendChild(el('td', 'mp-profile-name', phase.name));
+    statCells(tr, phase, base, false);
+    body.appendChild(tr);
+  }
+  return table;
+}
+
+// ---- the timeline ---------------------------------------------------------------------------------
+
+interface RowPlace {
+  lane: LaneRows;
+  row: number;
+  y: number;
+}
+
+/** Lanes of spans over a zoomable, pannable time axis. */
+export class Timeline {
+  readonly node: HTMLDivElement;
+  readonly scale: TimeScale;
+  readonly lanes: LaneRows[];
+  selected: number | null = null;
+  highlight: string | null = null;
+  private svgEl: SVGSVGElement;
+  private plot: HTMLDivElement;
+  private tip: HTMLDivElement;
+  private detail: HTMLDivElement;
+  private rangeLabel: HTMLSpanElement;
+  private places: RowPlace[] = [];
+  private laneTops: number[] = [];
+  private height = 0;
+  private dragX: number | null = null;
+  private dragged = false;
+  private frame = 0;
+
+  constructor(readonly profile: ProfileSection, private selectNode: (nodeId: string) => void) {
+    this.lanes = packLanes(profile.spans);
+    this.scale = new TimeScale(profile.duration_ns, DEFAULT_WIDTH - LABEL_W);
+    this.node = el('div', 'mp-timeline');
+    this.node.dataset.testid = 'mp-timeline';
+    this.node.tabIndex = 0;
+    this.node.setAttribute('data-lm-suppress-shortcuts', 'true');
+    this.node.appendChild(this.toolbar());
+    this.rangeLabel = this.node.querySelector('.mp-timeline-range') as HTMLSpanElement;
+    this.plot = this.node.appendChild(el('div', 'mp-timeline-plot'));
+    this.svgEl = this.plot.appendChild(svg('svg', { class: 'mp-timeline-svg', role: 'img' }));
+    this.tip = this.plot.appendChild(el('div', 'mp-timeline-tooltip'));
+    this.tip.dataset.testid = 'mp-timeline-tooltip';
+    this.tip.hidden = true;
+    this.detail = this.node.appendChild(el('div', 'mp-timeline-detail',
+      'Click a span to select its node in the graph; click an operator below to highlight its spans.'));
+    this.detail.dataset.testid = 'mp-timeline-detail';
+    if (profile.spans_dropped) {
+      const note = this.node.appendChild(el('div', 'mp-profile-note', `${profile.spans_dropped} more spans were `
+        + `recorded than the timeline keeps (the first ${profile.spans.length}); profile fewer steps, or use a `
+        + 'scheduler window, to see them all. The tables count every span.'));
+      note.dataset.testid = 'mp-timeline-dropped';
+    }
+    this.layoutRows();
+    this.listen();
+    this.draw();
+    if (typeof ResizeObserver !== 'undefined') {
+      new ResizeObserver(() => this.requestDraw()).observe(this.plot);
+    }
+  }
+
+  private toolbar(): HTMLElement {
+    const bar = el('div', 'mp-toolbar mp-timeline-bar');
+    const add = (id: string, text: string, title: string, action: () => void) => {
+      const b = bar.appendChild(el('button', 'mp-button', text));
+      b.type = 'button';
+      b.dataset.testid = id;
+      b.title = title;
+      b.addEventListener('click', () => {
+        action();
+        this.draw();
+      });
+    };
+    add('mp-timeline-zoom-in', '+', 'Zoom in (+, Ctrl+wheel)', () => this.scale.zoom(ZOOM_STEP));
+    add('mp-timeline-zoom-out', '−', 'Zoom out (-, Ctrl+wheel)', () => this.scale.zoom(1 / ZOOM_STEP));
+    add('mp-timeline-reset', 'fit', 'Show the whole window (0)', () => this.scale.reset());
+    add('mp-timeline-zoom-selection', 'to span', 'Zoom to the selected span', () => this.zoomToSelection());
+    const range = bar.appendChild(el('span', 'mp-timeline-range'));
+    range.dataset.testid = 'mp-timeline-range';
+    bar.appendChild(el('span', 'mp-timeline-hint', 'drag or Shift+wheel to pan · Ctrl+wheel to zoom'));
+    return bar;
+  }
+
+  /** Where each lane and row sits vertically (fixed: zoom changes x only). */
+  private layoutRows(): void {
+    let y = AXIS_H;
+    for (const lane of this.lanes) {
+      this.laneTops.push(y);
+      lane.rows.forEach((_, row) => this.places.push({ lane, row, y: y + row * ROW_H }));
+      y += lane.rows.length * ROW_H + LANE_GAP;
+    }
+    this.height = y + (this.profile.memory ? MEMORY_H + LANE_GAP : 0);
+  }
+
+  private width(): number {
+    return Math.max(200, (this.plot.clientWidth || DEFAULT_WIDTH) - LABEL_W);
+  }
+
+  /** Redraw now; requestDraw coalesces pointer moves into one redraw per frame. */
+  draw(): void {
+    this.frame = 0;
+    this.scale.width = this.width();
+    const w = this.scale.width + LABEL_W;
+    this.svgEl.setAttribute('width', String(w));
+    this.svgEl.setAttribute('height', String(this.height));
+    this.svgEl.setAttribute('viewBox', `0 0 ${w} ${this.height}`);
+    this.svgEl.textContent = '';
+    const plot = svg('g', { transform: `translate(${LABEL_W},0)` });
+    this.drawSteps(plot);
+    this.drawAxis(plot);
+    this.lanes.forEach((lane, i) => plot.appendChild(this.drawLane(lane, this.laneTops[i])));
+    if (this.profile.memory) plot.appendChild(this.drawMemory());
+    this.svgEl.appendChild(plot);
+    const labels = this.svgEl.appendChild(svg('g', { class: 'mp-timeline-labels' }));
+    labels.appendChild(svg('rect', { x: 0, y: 0, width: LABEL_W, height: this.height, class: 'mp-timeline-gutter' }));
+    this.lanes.forEach((lane, i) => {
+      const empty = lane.rows.every(r => r.spans.length === 0);
+      const t = labels.appendChild(svg('text', { x: 4, y: this.laneTops[i] + 12, class: empty ? 'mp-muted' : '' }));
+      t.textContent = lane.lane;
+    });
+    if (this.profile.memory) {
+      const t = labels.appendChild(svg('text', { x: 4, y: this.height - MEMORY_H / 2 }));
+      t.textContent = 'memory';
+    }
+    this.rangeLabel.textContent = `${duration(Math.round(this.scale.t0))} – ${duration(Math.round(this.scale.t1))}`;
+  }
+
+  requestDraw(): void {
+    if (this.frame) return;
+    const raf = typeof requestAnimationFrame === 'function' ? requestAnimationFrame : (f: () => void) => setTimeout(f, 16);
+    this.frame = raf(() => this.draw()) as unknown as number;
+  }
+
+  private drawLane(lane: LaneRows, top: number): SVGGElement {
+    const g = svg('g', { class: 'mp-timeline-lane', 'data-testid': 'mp-timeline-lane', 'data-lane': lane.lane });
+    const spans = this.profile.spans;
+    const lit = (i: number) => spans[i].name === this.highlight;
+    g.appendChild(svg('rect', { x: 0, y: top, width: this.scale.width, height: lane.rows.length * ROW_H,
+      class: 'mp-lane-bg' }));
+    lane.rows.forEach((row, depth) => {
+      const y = top + depth * ROW_H + 1;
+      const drawn = drawRow(row, spans, this.scale, MIN_PX, lit);
+      for (const [runs, cls] of [[drawn.dense, 'mp-span-dense'], [drawn.denseHighlighted, 'mp-span-dense mp-highlight']] as const) {
+        if (!runs.length) continue;
+        const d = runs.map(([a, b]) => `M${a} ${y}h${b - a}v${ROW_H - 2}h${a - b}z`).join('');
+        g.appendChild(svg('path', { d, class: cls }));
+      }
+      for (const i of drawn.rects) g.appendChild(this.spanRect(spans[i], i, y));
+    });
+    return g;
+  }
+
+  private spanRect(s: ProfileSpan, i: number, y: number): SVGElement {
+    const x0 = Math.max(-1, this.scale.x(s.start_ns));
+    const x1 = Math.min(this.scale.width + 1, this.scale.x(s.end_ns));
+    const classes = ['mp-span', catClass(s.cat)];
+    if (i === this.selected) classes.push('mp-selected');
+    if (s.name === this.highlight) classes.push('mp-highlight');
+    const g = svg('g', { class: classes.join(' '), 'data-testid': 'mp-timeline-span', 'data-span': i });
+    const target = spanTarget(s);
+    if (target) g.setAttribute('data-node', target);
+    g.appendChild(svg('rect', { x: x0.toFixed(1), y, width: Math.max(1, x1 - x0).toFixed(1), height: ROW_H - 2 }));
+    const chars = Math.floor((x1 - x0 - 6) / 6.5);
+    if (chars >= 3) {
+      const t = g.appendChild(svg('text', { x: (x0 + 3).toFixed(1), y: y + ROW_H - 5 }));
+      t.textContent = s.name.length <= chars ? s.name : `${s.name.slice(0, chars - 1)}…`;
+    }
+    return g;
+  }
+
+  private drawSteps(plot: SVGGElement): void {
+    for (const step of this.profile.steps) {
+      if (step.end_ns < this.scale.t0 || step.start_ns > this.scale.t1) continue;
+      const x0 = Math.max(0, this.scale.x(step.start_ns));
+      const x1 = Math.min(this.scale.width, this.scale.x(step.end_ns));
+      const g = plot.appendChild(svg('g', { class: `mp-step${step.index % 2 ? ' mp-step-odd' : ''}`,
+        'data-testid': 'mp-timeline-step', 'data-step': step.index }));
+      g.appendChild(svg('rect', { x: x0.toFixed(1), y: AXIS_H - 2, width: Math.max(0.5, x1 - x0).toFixed(1),
+        height: this.height - AXIS_H + 2 }));
+      g.appendChild(svg('line', { x1: x0.toFixed(1), x2: x0.toFixed(1), y1: 0, y2: this.height }));
+      if (x1 - x0 > 30) {
+        const t = g.appendChild(svg('text', { x: (x0 + 3).toFixed(1), y: AXIS_H - 6 }));
+        t.textContent = `step ${step.index}`;
+      }
+    }
+  }
+
+  private drawAxis(plot: SVGGElement): void {
+    const axis = plot.appendChild(svg('g', { class: 'mp-timeline-axis' }));
+    const { t0, t1, width } = this.scale;
+    for (const t of ticks(t0, t1, Math.max(2, Math.floor(width / 110)))) {
+      const x = this.scale.x(t);
+      axis.appendChild(svg('line', { x1: x.toFixed(1), x2: x.toFixed(1), y1: AXIS_H - 4, y2: this.height }));
+      const label = axis.appendChild(svg('text', { x: (x + 2).toFixed(1), y: 9 }));
+      label.textContent = tickLabel(t, t1 - t0);
+    }
+  }
+
+  private drawMemory(): SVGGElement {
+    const memory = this.profile.memory!;
+    const top = this.height - MEMORY_H;
+    const g = svg('g', { class: 'mp-timeline-memory', 'data-testid': 'mp-timeline-memory' });
+    const peak = memory.samples.reduce((m, sample) => Math.max(m, sample[1]), Math.max(1, memory.peak_bytes));
+    const y = (v: number) => (top + MEMORY_H - 2 - (v / peak) * (MEMORY_H - 6)).toFixed(1);
+    const points = memoryPoints(memory.samples, this.scale);
+    g.appendChild(svg('rect', { x: 0, y: top, width: this.scale.width, height: MEMORY_H, class: 'mp-lane-bg' }));
+    g.appendChild(svg('path', { d: points.map(([x, v], k) => `${k ? 'L' : 'M'}${x} ${y(v)}`).join('') }));
+    const t = g.appendChild(svg('text', { x: this.scale.width - 4, y: top + 10, 'text-anchor': 'end' }));
+    t.textContent = `peak ${bytes(memory.peak_bytes)} · allocated ${bytes(memory.allocated_bytes)} · freed `
+      + bytes(memory.freed_bytes);
+    return g;
+  }
+
+  // ---- interaction --------------------------------------------------------------------------------
+
+  /** The span under a pointer event: the rect it hit, else the nearest span of the row (thin ones merge). */
+  spanAt(e: MouseEvent): number | null {
+    const hit = (e.target as Element | null)?.closest?.('[data-span]');
+    if (hit) return Number(hit.getAttribute('data-span'));
+    const box = this.svgEl.getBoundingClientRect();
+    const x = e.clientX - box.left - LABEL_W, y = e.clientY - box.top;
+    if (x < 0) return null;
+    const place = this.places.find(p => y >= p.y && y < p.y + ROW_H);
+    if (!place) return null;
+    const tolerance = (3 * this.scale.span) / this.scale.width;
+    return hitTest(place.lane.rows[place.row], this.profile.spans, this.scale.t(x), tolerance);
+  }
+
+  /** Select span `i` (null: none): mark it, say what it is, and select its node in the graph. */
+  select(i: number | null): void {
+    this.selected = i;
+    this.draw();
+    if (i === null) {
+      this.detail.textContent = 'Click a span to select its node in the graph.';
+      return;
+    }
+    const s = this.profile.spans[i];
+    const target = spanTarget(s);
+    this.detail.textContent = describe(s).join(' · ')
+      + (target ? ` · graph node ${target}` : ' · (no graph node for this span)');
+    if (target) this.selectNode(target);
+  }
+
+  /** Highlight the spans of operator `name` (null: none); says how many there are. */
+  setHighlight(name: string | null): void {
+    this.highlight = name;
+    this.draw();
+    if (name !== null) {
+      const n = this.profile.spans.reduce((c, s) => c + (s.name === name ? 1 : 0), 0);
+      this.detail.textContent = `${name}: ${n} span${n === 1 ? '' : 's'} highlighted in the timeline`;
+    }
+  }
+
+  zoomToSelection(): void {
+    if (this.selected === null) return;
+    const s = this.profile.spans[this.selected];
+    const pad = Math.max(100, (s.end_ns - s.start_ns) * 0.25);
+    this.scale.show(s.start_ns - pad, s.end_ns + pad);
+  }
+
+  private showTip(e: MouseEvent): void {
+    const i = this.spanAt(e);
+    if (i === null) {
+      this.tip.hidden = true;
+      return;
+    }
+    this.tip.textContent = '';
+    for (const line of describe(this.profile.spans[i])) this.tip.appendChild(el('div', undefined, line));
+    const box = this.plot.getBoundingClientRect();
+    const x = e.clientX - box.left, y = e.clientY - box.top;
+    this.tip.style.left = `${Math.min(x + 12, Math.max(0, box.width - 220))}px`;
+    this.tip.style.top = `${y + 14}px`;
+    this.tip.hidden = false;
+  }
+
+  private listen(): void {
+    const s = this.svgEl;
+    s.addEventListener('click', e => {
+      if (this.dragged) return; // the end of a drag is not a click
+      this.select(this.spanAt(e));
+      this.node.focus({ preventScroll: true });
+    });
+    s.addEventListener('mousedown', e => {
+      if (e.button !== 0) return;
+      this.dragX = e.clientX;
+      this.dragged = false;
+    });
+    s.addEventListener('mousemove', e => {
+      if (this.dragX !== null && e.buttons & 1) {
+        const dx = this.dragX - e.clientX;
+        if (Math.abs(dx) >= 3 || this.dragged) {
+          this.dragged = true;
+          this.dragX = e.clientX;
+          this.scale.pan(dx);
+          this.tip.hidden = true;
+          this.requestDraw();
+          return;
+        }
+      }
+      this.showTip(e);
+    });
+    const endDrag = () => {
+      this.dragX = null;
+    };
+    s.addEventListener('mouseup', endDrag);
+    s.addEventListener('mouseleave', () => {
+      endDrag();
+      this.tip.hidden = true;
+    });
+    s.addEventListener('wheel', e => this.onWheel(e), { passive: false });
+    this.node.addEventListener('keydown', e => this.onKey(e));
+  }
+
+  private onWheel(e: WheelEvent): void {
+    const box = this.svgEl.getBoundingClientRect();
+    if (e.ctrlKey || e.metaKey) { // zoom about the pointer; a plain wheel still scrolls the notebook
+      e.preventDefault();
+      const x = e.clientX - box.left - LABEL_W;
+      this.scale.zoom(Math.exp(-e.deltaY * 0.002), Number.isFinite(x) ? Math.max(0, x) : this.scale.width / 2);
+      this.requestDraw();
+    } else if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) {
+      e.preventDefault();
+      this.scale.pan(e.deltaX || e.deltaY);
+      this.requestDraw();
+    }
+  }
+
+  private onKey(e: KeyboardEvent): void {
+    const step = this.scale.width / 10;
+    const actions: Record<string, () => void> = {
+      '+': () => this.scale.zoom(ZOOM_STEP), '=': () => this.scale.zoom(ZOOM_STEP),
+      '-': () => this.scale.zoom(1 / ZOOM_STEP), '0': () => this.scale.reset(),
+      ArrowLeft: () => this.scale.pan(-step), ArrowRight: () => this.scale.pan(step),
+      Escape: () => { this.selected = null; }
+    };
+    const action = actions[e.key];
+    if (!action) return;
+    e.preventDefault();
+    e.stopPropagation(); // these keys are the timeline's, not the notebook's
+    action();
+    this.draw();
+  }
+}
+
+/** The lines of a span's tooltip: name and category, duration, when, layer, kernel. */
+export function describe(s: ProfileSpan): string[] {
+  const lines = [`${s.name} (${s.cat})`, `${duration(s.end_ns - s.start_ns)} at ${duration(s.start_ns)}`];
+  if (s.layer) lines.push(`layer ${s.layer}`);
+  if (s.kernel) lines.push(`kernel ${s.kernel}`);
+  if (s.node) lines.push(`node ${s.node}`);
+  else if (s.forward_node) lines.push(`grad of node ${s.forward_node}`);
+  return lines;
 }
