@@ -55,6 +55,24 @@ kind "autotune" -- a kernel (or DataLoader num_workers) choice was measured or r
     source ("tuned" / "cache"), step -- see minipaddle/framework/autotune.py
 kind "pass_applied" -- a static-graph pass ran (framework/static/passes)
     pass, report, before, after    the pass name, its PassReport, the programs before and after
+kind "executor_run_begin" -- static.Executor.run starts running a program (framework/static/executor.py)
+    executor    Executor
+    program     Program         the program about to run
+    feed        dict[str, ndarray]  the checked feeds
+    fetch       list[str]       the names to fetch
+kind "executor_op" -- the Executor ran one op of a block (also ops of cond / while sub-blocks, once per run
+                      of the sub-block; a control-flow op is reported after the ops of its sub-blocks)
+    program     Program
+    block       int             the block's index
+    index       int             the op's index in its block
+    op          Operator
+    outputs     dict[str, ndarray]  the values the op wrote (before the Executor frees temporaries)
+    start_ns, end_ns  int
+kind "executor_run_end" -- Executor.run finished (also when it raised)
+    program     Program
+    fetch       dict[str, ndarray]  the fetched values ({} after an error)
+    error       str | None      the error's message when the run raised
+    With no subscriber the Executor checks `subscribers` once per run and runs its plain loop.
 kind "nan_inf" -- a recorded tensor holds NaN or Inf (emitted by the recorder for others to hear)
     tensor      Tensor          the tensor
     origin      str             "produced" / "propagated" (an op's output, from clean / bad inputs),

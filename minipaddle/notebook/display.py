@@ -10,6 +10,8 @@ The bundle carries three views of the same trace, and each front end picks the r
     text/html                               graph SVG + tables, no scripts: classic Notebook, VS Code, GitHub
     text/plain                              one summary line: ops, tensors, backward steps, NaN/Inf, drops
 
+`program_bundle(document)` is what `%paddle_graph program` and `visualizer.show_program` show: a
+document of static programs (and pass diffs), drawn as SVG for the text/html view.
 `graph_bundle(tensor)` is what `%paddle_graph` shows: the chain of grad nodes that produced a
 tensor (like torchviz's make_dot) and, when a trace recorded it, the forward ops around it.
 Every name that comes from user code (layers, tensors, ops) is escaped before it reaches HTML.
@@ -19,7 +21,8 @@ from __future__ import annotations
 import html
 from collections import deque
 
-__all__ = ["MIME_TYPE", "graph_bundle", "recorded_id", "summary_line", "tensor_graph", "trace_bundle", "trace_html"]
+__all__ = ["MIME_TYPE", "graph_bundle", "program_bundle", "program_line", "recorded_id", "summary_line", "tensor_graph",
+           "trace_bundle", "trace_html"]
 
 MIME_TYPE = "application/vnd.minipaddle.trace+json"
 MAX_TABLE_ROWS = 60     # op rows in the fallback table; the rest are counted
@@ -107,6 +110,40 @@ def _fallback_html(trace, note: str, max_rows: int = MAX_TABLE_ROWS) -> str:
     return (f'<div class="minipaddle-trace"><p><b>{e(summary_line(trace))}</b></p>{notes}'
             '<table><thead><tr><th>step</th><th>op</th><th>layer</th><th>outputs</th><th>NaN/Inf</th></tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div>')
+
+
+# ---- static programs (%paddle_graph program, visualizer.show_program) --------------------
+
+def program_line(doc: dict) -> str:
+    """"minipaddle program main: 3 blocks, 51 ops; 6 passes: 51 -> 27 ops; 1 run"."""
+    programs = doc["programs"]
+    if not programs:
+        return "minipaddle program: (none)"
+    first = programs[0]
+    ops = sum(len(b["ops"]) for b in first["blocks"])
+    text = f"minipaddle program {first['name']}: {len(first['blocks'])} blocks, {ops} ops"
+    diffs = doc.get("pass_diffs", [])
+    if diffs:
+        text += f"; {len(diffs)} passes: {diffs[0]['ops_before']} -> {diffs[-1]['ops_after']} ops"
+    runs = doc.get("program_runs", [])
+    if runs:
+        text += f"; {len(runs)} recorded run{'s' if len(runs) != 1 else ''}"
+    return text
+
+
+def program_bundle(document: dict, include_json: bool = True) -> dict:
+    """The MIME bundle of a document of static programs: the document itself, the programs drawn as
+    SVG with the pass diffs (text/html), the program's text form (text/plain)."""
+    from ..visualizer.trace import Trace
+    trace = Trace(document)
+    doc = trace.to_dict()
+    text = program_line(doc)
+    if doc["programs"]:
+        text += "\n" + doc["programs"][0]["text"]
+    bundle = {"text/plain": text, "text/html": trace_html(trace)}
+    if include_json:
+        bundle[MIME_TYPE] = doc
+    return bundle
 
 
 # ---- the graph of one tensor (%paddle_graph) ---------------------------------------------

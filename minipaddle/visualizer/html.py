@@ -9,6 +9,8 @@ The graph is inline SVG when Graphviz's `dot` is installed, else a note on insta
 graph as a nested list. Expanding and collapsing use <details>, so they work without scripts; the
 saved page adds a little script for step selection (click a step or a node, or use the arrow keys:
 the step's node lights up in every graph and its tensor states in the tables).
+Static programs (the document's programs, pass_diffs, program_runs) follow: each drawn with
+sub-blocks as clusters, the pass diffs as a table, each recorded Executor run as a list of ops.
 Every name from user code (layers, tensors, ops, hooks) is escaped with `html.escape`.
 """
 from __future__ import annotations
@@ -35,12 +37,16 @@ def to_html(trace, scripts: bool = True, full_page: bool = True, view: str = "au
     if isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 1:
         raise invalid_argument("to_html", f"max_rows={max_rows!r}, expected an integer >= 1.")
     prefix = "mp" + secrets.token_hex(4)  # element ids stay unique with several traces on one page
-    views = [graph_view(doc, view, depth, budget)]
-    if views[0].kind in ("forward", "layers") and doc["graph"]["backward"]["nodes"]:
-        views.append(apply_budget(backward_graph(doc), budget))
-    parts = [f'<div class="mp-trace" id="{prefix}">', _STYLE.replace("ROOT", prefix), _header(doc, prefix),
-             _graphs(views, prefix), _steps(doc, views, prefix, max_rows), _tensors(doc, prefix, max_rows),
-             _updates(doc, prefix), _timings(doc), "</div>"]
+    parts = [f'<div class="mp-trace" id="{prefix}">', _STYLE.replace("ROOT", prefix)]
+    if doc["steps"] or not doc.get("programs"):  # a document of static programs alone skips the eager parts
+        views = [graph_view(doc, view, depth, budget)]
+        if views[0].kind in ("forward", "layers") and doc["graph"]["backward"]["nodes"]:
+            views.append(apply_budget(backward_graph(doc), budget))
+        parts += [_header(doc, prefix), _graphs(views, prefix), _steps(doc, views, prefix, max_rows),
+                  _tensors(doc, prefix, max_rows), _updates(doc, prefix), _timings(doc)]
+    if doc.get("programs"):
+        parts.append(programs_html(doc, prefix, max_rows))
+    parts.append("</div>")
     if scripts:
         parts.append("<script>" + _SCRIPT.replace("ROOT", prefix) + "</script>")
     body = "\n".join(parts)
@@ -320,6 +326,95 @@ def _timings(doc: dict) -> str:
             for t in ops]
     return ("<h3>Kernel time</h3><details><summary>per op, phase and kernel</summary>"
             + _table(["op", "phase", "kernel", "runs", "total µs", "mean µs", "max µs"], rows) + "</details>")
+
+
+# ---- static programs and pass diffs ------------------------------------------------------------------
+MAX_PROGRAM_DRAWINGS = 4
+
+
+def programs_html(doc: dict, prefix: str, max_rows: int = 1000) -> str:
+    """The document's static programs: drawings (the programs that are not pass outputs, and the
+    last pass's output), each program's text, the pass diffs as a table, the recorded runs."""
+    programs = {p["id"]: p for p in doc["programs"]}
+    diffs = doc.get("pass_diffs", [])
+    drawn = [p for p in doc["programs"] if p["role"] != "pass"]
+    if diffs and diffs[-1]["after"] in programs and programs[diffs[-1]["after"]] not in drawn:
+        drawn.append(programs[diffs[-1]["after"]])
+    out = [f"<h3>Static programs ({len(programs)})</h3>"]
+    have_dot = dot_available()
+    if not have_dot:
+        out.append(f'<p class="mp-note">Graphviz\'s <code>dot</code> is not installed, so programs are shown as '
+                   f"text. To draw them: {esc(INSTALL_HINT)}</p>")
+    for k, p in enumerate(drawn[:MAX_PROGRAM_DRAWINGS]):
+        out.append(_program_block(p, f"{prefix}p{k}-", have_dot, diffs))
+    if len(drawn) > MAX_PROGRAM_DRAWINGS:
+        out.append(f'<p class="mp-note">{len(drawn) - MAX_PROGRAM_DRAWINGS} more programs are in the document.</p>')
+    if diffs:
+        out.append(_pass_table(diffs, programs, max_rows))
+    runs = doc.get("program_runs", [])
+    if runs:
+        out.append(_runs_table(runs, programs, max_rows))
+    return "\n".join(out)
+
+
+def _program_block(p: dict, ids: str, have_dot: bool, diffs: list) -> str:
+    from .dot import program_digraph
+    n_ops = sum(len(b["ops"]) for b in p["blocks"])
+    title = f"{esc(p['name'])} <code>{esc(p['id'])}</code> ({esc(p['role'])}, {len(p['blocks'])} blocks, {n_ops} ops)"
+    highlight = None
+    made_by = [d for d in diffs if d["after"] == p["id"] and d["before"] != p["id"]]
+    if made_by:  # the pass that made it: its added and fused ops coloured
+        d = made_by[-1]
+        highlight = {"added": [(r["block"], r["index"]) for r in d["added"]],
+                     "fused": [(f["into"]["block"], f["into"]["index"]) for f in d["fused"]]}
+    drawing = ""
+    if have_dot:
+        try:
+            drawing = ('<div class="mp-svg">' + inline_svg(render_svg(program_digraph(p, ids.replace("-", "_"),
+                                                                                      highlight))) + "</div>")
+        except PreconditionNotMet as exc:
+            drawing = f'<p class="mp-note mp-error">{esc(str(exc))}</p>'
+    origin = p.get("origin")
+    if origin:
+        drawing += (f"<details><summary>source of {esc(origin['function'])} ({esc(origin['file'])}:"
+                    f"{origin['first_line']})</summary><pre>{esc(origin['original_source'])}</pre>"
+                    f"<p>transformed:</p><pre>{esc(origin['transformed_source'])}</pre></details>")
+    text = f"<details><summary>text</summary><pre>{esc(p['text'])}</pre></details>"
+    return f"<details open><summary>{title}</summary>{drawing}{text}</details>"
+
+
+def _op_list(refs: list) -> str:
+    return esc(", ".join(f"{r['type']}#{r['index']}" + (f"@b{r['block']}" if r["block"] else "") for r in refs))
+
+
+def _pass_table(diffs: list, programs: dict, max_rows: int) -> str:
+    rows = []
+    for d in diffs[:max_rows]:
+        fused = "; ".join(f"{f['into']['type']}#{f['into']['index']} &larr; {_op_list(f['from'])}" for f in d["fused"])
+        rows.append(f'<tr><td>{d["step"]}</td><td><code>{esc(d["pass"])}</code></td><td>{esc(d["summary"])}</td>'
+                    f'<td class="mp-r">{d["ops_before"]} &rarr; {d["ops_after"]}</td>'
+                    f'<td class="mp-r">{d["time_ms"]:.2f}</td><td>{esc(d["before"])} &rarr; {esc(d["after"])}</td>'
+                    f"<td>{_op_list(d['removed'])}</td><td>{_op_list(d['added'])}</td><td>{fused}</td></tr>")
+    return ("<h3>Pass diffs</h3>" + _table(["#", "pass", "what changed", "ops", "ms", "programs", "removed (before)",
+                                              "added (after)", "fused"], rows)
+            + _more(len(diffs), min(len(diffs), max_rows), "passes"))
+
+
+def _runs_table(runs: list, programs: dict, max_rows: int) -> str:
+    out = [f"<h3>Executor runs ({len(runs)})</h3>"]
+    for r in runs:
+        name = programs[r["program"]]["name"] if r["program"] in programs else r["program"]
+        rows = []
+        for s in r["steps"][:max_rows]:
+            outs = "; ".join(f"{esc(n)} {esc(str(t['shape']))} min {_num(t['summary']['min'])} max "
+                             f"{_num(t['summary']['max'])}" for n, t in s["outputs"].items())
+            rows.append(f'<tr><td>{s["step"]}</td><td>b{s["block"]}:{s["op"]}</td><td><code>{esc(s["type"])}</code></td>'
+                        f'<td class="mp-r">{_us(s["time_ns"])}</td><td>{outs}</td></tr>')
+        fetch = ", ".join(f"{esc(n)} = {_num(t['summary']['mean'])} (mean)" for n, t in r["fetch"].items())
+        more = f", {r['steps_dropped']} ops not listed" if r["steps_dropped"] else ""
+        out.append(f"<details><summary>{esc(name)} run {r['run']}: {len(r['steps'])} ops{more}; fetched {fetch or '—'}"
+                   "</summary>" + _table(["step", "op", "type", "µs", "outputs"], rows) + "</details>")
+    return "\n".join(out)
 
 
 _STYLE = """<style>

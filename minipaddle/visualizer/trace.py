@@ -14,8 +14,10 @@ Python and the browser. Sections:
     steps          everything in the order it happened (op, backward_step, hook,
                    optimizer_update): scrub through it; each step names its node and states
     optimizer_updates, nan_inf, timings
-    programs, pass_diffs, profile, extensions   reserved for the static-graph, dy2static and
-                   profiler issues (empty until they fill them; adding them is not a version break)
+    programs       static Programs ("P0": blocks, vars, ops with source lines), see program.py
+    pass_diffs     each compiler pass applied: its report and the programs before and after it
+    program_runs   Executor.run calls made while recording: feeds, each op executed, fetches
+    profile, extensions   the profiler's window; free-form additions
 
 Compatibility: `schema_version` is "MAJOR.MINOR". A minor version only adds optional fields;
 readers ignore fields they do not know and refuse a major version they do not know.
@@ -32,7 +34,7 @@ import numpy as np
 from ..framework.errors import invalid_argument
 from .summary import summary_to_json, values_to_json
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 FORMAT = "minipaddle.trace"
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "trace.schema.json"
 _schema_cache: dict | None = None
@@ -238,11 +240,43 @@ def dangling_references(doc: dict) -> list[str]:
         for e in doc["graph"][section]["edges"]:
             for key in ("source", "target", "tensor"):
                 check(e.get(key), f"{section} edge")
+    bad += _program_references(doc)
     for step in doc["steps"]:
         for key in ("node", "update", "tensor", "grad", "result"):
             check(step.get(key), f"step {step['index']}.{key}")
         for ref in step["states"] + step.get("grads_in", []) + step.get("grads_out", []):
             check(ref, f"step {step['index']}")
+    return bad
+
+
+def _program_references(doc: dict) -> list[str]:
+    """Program ids: unique, and every pass diff / run names one the document has; op refs in range."""
+    bad: list[str] = []
+    programs: dict[str, dict] = {}
+    for p in doc.get("programs", []):
+        if p["id"] in programs:
+            bad.append(f"program id {p['id']} used twice")
+        programs[p["id"]] = p
+
+    def has_op(pid: str, ref: dict) -> bool:
+        blocks = programs[pid]["blocks"]
+        return 0 <= ref["block"] < len(blocks) and 0 <= ref["index"] < len(blocks[ref["block"]]["ops"])
+
+    for d in doc.get("pass_diffs", []):
+        for key in ("before", "after"):
+            if d[key] not in programs:
+                bad.append(f"pass_diffs {d['pass']}.{key} -> {d[key]}")
+        if d["before"] in programs and d["after"] in programs:
+            bad += [f"pass_diffs {d['pass']}.removed -> {r}" for r in d["removed"] if not has_op(d["before"], r)]
+            bad += [f"pass_diffs {d['pass']}.added -> {r}" for r in d["added"] if not has_op(d["after"], r)]
+    for r in doc.get("program_runs", []):
+        if r["program"] not in programs:
+            bad.append(f"program_runs {r['run']}.program -> {r['program']}")
+            continue
+        blocks = programs[r["program"]]["blocks"]
+        bad += [f"program_runs {r['program']}/{r['run']} step {s['step']} -> b{s['block']}:op{s['op']}"
+                for s in r["steps"] if not has_op(r["program"], {"block": s["block"], "index": s["op"]})
+                or blocks[s["block"]]["ops"][s["op"]]["type"] != s["type"]]
     return bad
 
 
@@ -283,11 +317,36 @@ def build_document(b) -> dict:
         "nan_inf": {"first": b.nan_inf["first"], "count": b.nan_inf["count"],
                     "occurrences": list(b.nan_inf["occurrences"])},
         "timings": _timings(b.timings),
-        "programs": [],
-        "pass_diffs": [],
+        **_program_sections(b),
         "profile": None,
         "extensions": {},
     }
+
+
+def _program_sections(b) -> dict:
+    """programs, pass_diffs and program_runs of what the recording saw of static programs."""
+    rec = b.__dict__.get("_program_recording")
+    if rec is None:
+        return {"programs": [], "pass_diffs": [], "program_runs": []}
+    return rec.sections()
+
+
+def program_document(programs: list, pass_diffs: list = (), program_runs: list = ()) -> dict:
+    """A document holding static programs only (no eager steps): what show_program and
+    `%paddle_graph program` display."""
+    from .. import __version__
+    import datetime
+    settings = {"values": "small", "values_max_numel": 64, "max_bytes": 64 << 20, "max_steps": 10_000,
+                "backward": False, "bytes_used": 0, "total_steps": 0, "first_step": 0, "dropped_steps": 0,
+                "dropped_reasons": [], "values_omitted_budget": 0, "event_counts": {}, "errors": [], "notes": []}
+    return {"format": FORMAT, "schema_version": SCHEMA_VERSION,
+            "generator": {"name": "minipaddle", "version": __version__},
+            "created_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "recording": settings, "layers": [], "tensors": [], "states": [],
+            "graph": {"forward": {"nodes": [], "edges": []}, "backward": {"nodes": [], "edges": []}},
+            "steps": [], "optimizer_updates": [], "nan_inf": {"first": None, "count": 0, "occurrences": []},
+            "timings": {"ops": []}, "programs": list(programs), "pass_diffs": list(pass_diffs),
+            "program_runs": list(program_runs), "profile": None, "extensions": {}}
 
 
 def _live(ref, objects: dict):
@@ -376,6 +435,9 @@ def _recording_json(b, steps: list) -> dict:
     if b.values_omitted_budget:
         notes.append(f"values of {b.values_omitted_budget} tensor states were not kept (byte budget); "
                      "their summaries are complete.")
+    programs = b.__dict__.get("_program_recording")
+    if programs is not None:
+        notes += programs.notes()
     return {"values": b.values, "values_max_numel": b.values_max_numel, "max_bytes": b.max_bytes,
             "max_steps": b.max_steps, "backward": b.backward, "bytes_used": b.bytes_used,
             "total_steps": b.next_step, "first_step": first_step,

@@ -12,11 +12,12 @@ updates, backward rules run at run time) go through the `STATIC_OPS` table.
 """
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
 
-from .. import autotune
+from .. import autotune, instrument
 from ..autograd import mode
 from ..errors import MinipaddleError, invalid_argument, not_found, precondition_not_met
 from ..registry import KernelKey, get_op, kernel_fn
@@ -163,6 +164,8 @@ def _sub_block_reads(program: Program, op) -> list[str]:
 class Executor:
     """Runs Programs on a place (the CPU here), keeping values in a Scope."""
 
+    _observed = False  # an instrument subscriber listens to the current run (set once per run)
+
     def __init__(self, place=None) -> None:
         self.place = place
         self._plans: dict = {}
@@ -182,12 +185,28 @@ class Executor:
         scope = global_scope() if scope is None else scope
         fetch_names = self._fetch_names(program, fetch_list)
         env = scope.values()
-        env.update(self._check_feed(program, feed or {}))
+        fed = self._check_feed(program, feed or {})
+        env.update(fed)
         for opt, lr_name in program._lr_sources:  # the optimizer's current lr (a scheduler may have stepped)
             env[lr_name] = np.array(opt.get_lr(), dtype=np.float64)
             scope._set(lr_name, env[lr_name])
-        self.run_block(program.global_block(), env, check_inputs=True,
-                       release=self._release_plan(program, tuple(fetch_names)))
+        outer, observed = self._observed, bool(instrument.subscribers)  # the debugger's one check per run
+        self._observed = observed
+        if observed:
+            instrument.emit({"kind": "executor_run_begin", "executor": self, "program": program, "feed": fed,
+                             "fetch": list(fetch_names)})
+        try:
+            self.run_block(program.global_block(), env, check_inputs=True,
+                           release=self._release_plan(program, tuple(fetch_names)))
+        except Exception as exc:
+            self._observed = outer
+            if observed:
+                instrument.emit({"kind": "executor_run_end", "program": program, "fetch": {}, "error": str(exc)})
+            raise
+        self._observed = outer
+        if observed:
+            instrument.emit({"kind": "executor_run_end", "program": program, "error": None,
+                             "fetch": {n: env[n] for n in fetch_names if n in env}})
         autotune.executor_step()
         gb = program.global_block()
         for name, value in env.items():
@@ -289,14 +308,26 @@ class Executor:
         mode.grad_enabled = False
         try:
             with eager_guard():
-                for i, step in enumerate(steps):
-                    if step.handler is not None:
-                        step.handler(self, step.op, env)
-                    else:
-                        _run_kernel(step, env)
-                    if release is not None:
-                        for name in release[i]:
-                            env.pop(name, None)
+                if self._observed:  # the debugger listens: the same loop, one "executor_op" event per op
+                    for i, step in enumerate(steps):
+                        start = time.perf_counter_ns()
+                        if step.handler is not None:
+                            step.handler(self, step.op, env)
+                        else:
+                            _run_kernel(step, env)
+                        _emit_op(block, i, step.op, env, start)
+                        if release is not None:
+                            for name in release[i]:
+                                env.pop(name, None)
+                else:
+                    for i, step in enumerate(steps):
+                        if step.handler is not None:
+                            step.handler(self, step.op, env)
+                        else:
+                            _run_kernel(step, env)
+                        if release is not None:
+                            for name in release[i]:
+                                env.pop(name, None)
         except MinipaddleError as e:
             raise _located(e, step.op) from None
         except KeyError as e:
@@ -335,6 +366,13 @@ def _run_kernel(step: _Step, env: dict) -> None:
     else:
         for name, r, m in zip(step.outs, result, metas):
             env[name] = r if type(r) is np.ndarray else np.asarray(r, dtype=m.dtype)
+
+
+def _emit_op(block: Block, index: int, op, env: dict, start: int) -> None:
+    end = time.perf_counter_ns()
+    outputs = {n: env[n] for n in op.output_names() if n in env}
+    instrument.emit({"kind": "executor_op", "program": block.program, "block": block.idx, "index": index,
+                     "op": op, "outputs": outputs, "start_ns": start, "end_ns": end})
 
 
 def _located(error: MinipaddleError, op) -> MinipaddleError:

@@ -138,7 +138,7 @@ class PassManager:
         if not isinstance(program, Program):
             raise invalid_argument("apply_passes", f"program must be a static.Program, got {type(program).__name__}.")
         from ... import instrument
-        report = PassPipelineReport()
+        report = PassPipelineReport(input_program=program)
         current = program
         for name, fn in self._passes:
             before = current
@@ -150,6 +150,7 @@ class PassManager:
                                                        "expected (Program, PassReport).")
             current, pass_report = result
             pass_report.time_ms = (time.perf_counter() - start) * 1e3
+            pass_report.program = current  # kept for the debugger's before/after view
             report.passes.append(pass_report)
             if instrument.subscribers:
                 instrument.emit({"kind": "pass_applied", "pass": name, "report": pass_report,

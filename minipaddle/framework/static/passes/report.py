@@ -33,6 +33,8 @@ class PassReport:
     time_ms: float = 0.0
     ops_before: int = 0
     ops_after: int = 0
+    # the program the pass produced (set by PassManager): the debugger draws it beside its input
+    program: Any = field(default=None, repr=False, compare=False)
 
     @property
     def changed(self) -> bool:
@@ -52,6 +54,9 @@ class PassReport:
 class PassPipelineReport:
     """Every pass a PassManager ran, in order, with the total time."""
     passes: list[PassReport] = field(default_factory=list)
+    # the program the first pass read (each PassReport.program is what its pass made):
+    # minipaddle.visualizer.program.pass_diffs_section turns the chain into before/after diffs
+    input_program: Any = field(default=None, repr=False, compare=False)
 
     @property
     def total_ms(self) -> float:
