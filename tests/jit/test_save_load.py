@@ -136,6 +136,23 @@ def test_tuple_outputs_and_functions_with_closure_parameters(tmp_path):
     assert sorted(loaded.state_dict()) == sorted([lin.weight.name, lin.bias.name])
 
 
+def test_output_spec_keeps_chosen_outputs_and_skip_prune_keeps_every_op(tmp_path):
+    lin = nn.Linear(4, 2)
+
+    def two_heads(x):
+        h = lin(x)
+        return paddle.tanh(h), h * 2.0
+    jit_io.save(two_heads, str(tmp_path / "o"), input_spec=SPEC, output_spec=[1])
+    loaded = jit_io.load(str(tmp_path / "o"))
+    x, _ = data()
+    np.testing.assert_allclose(loaded(x).numpy(), 2 * lin(x).numpy(), rtol=1e-6)
+    assert "tanh" not in [op.type for op in loaded.program().global_block().ops]  # pruned away
+    jit_io.save(two_heads, str(tmp_path / "k"), input_spec=SPEC, output_spec=[1], skip_prune_program=True)
+    assert "tanh" in [op.type for op in jit_io.load(str(tmp_path / "k")).program().global_block().ops]
+    with pytest.raises(ValueError, match="output_spec holds 2; expected indices of the model's 2"):
+        jit_io.save(two_heads, str(tmp_path / "o"), input_spec=SPEC, output_spec=[2])
+
+
 class _ConcreteProgram:
     def __init__(self, main_program, inputs, outputs, parameters):
         self.main_program, self.inputs, self.outputs, self.parameters = main_program, inputs, outputs, parameters

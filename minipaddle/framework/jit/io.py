@@ -35,8 +35,9 @@ from .translated_layer import TranslatedLayer
 __all__ = ["save", "load"]
 
 INFO_FORMAT = "minipaddle.jit_info"
-_KNOWN_CONFIGS = ("output_spec", "input_names_after_prune", "skip_prune_program", "clip_extra", "combine_params",
-                  "separate_params")
+# Paddle's jit.save configs that mean something here; clip_extra and combine_params are no-ops (ops
+# carry no extra attrs; parameters are always one .npz)
+_KNOWN_CONFIGS = ("output_spec", "skip_prune_program", "clip_extra", "combine_params")
 
 
 # ---- what a traced model is -------------------------------------------------------------------------
@@ -242,6 +243,10 @@ def save(layer, path: str, input_spec=None, **configs) -> None:
         return
     specs = list(input_spec) if isinstance(input_spec, (list, tuple)) else input_spec
     infer = _build(api, layer, specs, training=False)
+    if configs.get("output_spec") is not None:
+        infer.fetch_names, infer.structure = _pick_outputs(api, infer, configs["output_spec"])
+    if configs.get("skip_prune_program"):
+        infer.program = infer.program.clone(for_test=True)
     try:
         train = _build(api, layer, specs, training=True)
     except Exception as e:  # noqa: BLE001 - e.g. batch-norm statistics updates cannot be traced
@@ -252,6 +257,18 @@ def save(layer, path: str, input_spec=None, **configs) -> None:
     if train is not None and _signature(train.program) == _signature(infer.program):
         train = None
     _write_model(api, path, infer, train)
+
+
+def _pick_outputs(api: str, traced: Traced, output_spec) -> tuple[list[str], str]:
+    """output_spec as indices into the model's outputs (a dygraph Tensor cannot name a Program variable)."""
+    picks = list(output_spec) if isinstance(output_spec, (list, tuple)) else [output_spec]
+    count = len(traced.fetch_names)
+    for p in picks:
+        if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p < count:
+            raise invalid_argument(api, f"output_spec holds {p!r}; expected indices of the model's {count} "
+                                        "output(s).", hint="e.g. output_spec=[0] keeps the first output.")
+    names = [traced.fetch_names[p] for p in picks]
+    return names, "single" if len(names) == 1 else traced.structure
 
 
 def _values(api: str, traced: Traced, names) -> dict[str, np.ndarray]:
@@ -266,7 +283,8 @@ def _values(api: str, traced: Traced, names) -> dict[str, np.ndarray]:
 
 
 def _write_model(api: str, path: str, infer: Traced, train: Traced | None) -> None:
-    pruned = static_io.prune(infer.program, infer.feed_names, infer.fetch_names)
+    pruned = infer.program if infer.program._is_test else static_io.prune(infer.program, infer.feed_names,
+                                                                           infer.fetch_names)
     persist = sorted({v.name for v in pruned.list_vars() if v.persistable})
     train_persist = sorted({v.name for v in train.program.list_vars() if v.persistable}) if train else []
     order = list(infer.values) + [n for n in (train.values if train else {}) if n not in infer.values]
