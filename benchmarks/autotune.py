@@ -3,13 +3,14 @@
     python benchmarks/autotune.py [--rounds 3] [--json out.json]
 
 Cases are the products those training steps run (MLP 784-256-10 at batch 128, LeNet-5 at batch 64):
-each forward matmul, the backward's transposed ones, and LeNet's two convolutions. For each case a
+each forward matmul, the backward's transposed ones, and LeNet's two convolutions with the grads the
+backward pass computes for them (conv1's image needs no grad, so it has no dX case). For each case a
 "default" process times the op with autotune off, and a "tuned" process turns kernel tuning on
 (tuning range [0, 1), no disk cache, so every round tunes from scratch), times the first call --
 the tuning cost: every candidate warmed up (numba compiles or loads from its cache) and timed on
 the real inputs -- and then the steady per-call time of the winner. The two kinds of process
 alternate over rounds, so a busy moment of the shared machine hits both; tables show medians.
-A case with one registered kernel (conv2d today) has nothing to choose: tuned = default.
+Candidates: matmul BLAS vs the numba tiled loop; each conv op im2col+BLAS vs direct numba loops.
 """
 from __future__ import annotations
 
@@ -34,16 +35,22 @@ CASES = {
     "mlp fc2 dX":    ("matmul", [(128, 10), (256, 10)], {"transpose_y": True}),
     "lenet fc1 fwd": ("matmul", [(64, 400), (400, 120)], {}),
     "lenet fc2 fwd": ("matmul", [(64, 120), (120, 84)], {}),
-    "lenet conv1":   ("conv2d", [(64, 1, 28, 28), (6, 1, 3, 3)], {"padding": 1}),
+    "lenet conv1":   ("conv2d", [(64, 1, 28, 28), (6, 1, 3, 3)], {"paddings": (1, 1, 1, 1)}),
+    "lenet conv1 dW": ("conv2d_grad_filter", [(64, 1, 28, 28), (64, 6, 28, 28)],
+                       {"paddings": (1, 1, 1, 1), "filter_size": (3, 3)}),
     "lenet conv2":   ("conv2d", [(64, 6, 14, 14), (16, 6, 5, 5)], {}),
+    "lenet conv2 dX": ("conv2d_transpose", [(64, 16, 10, 10), (16, 6, 5, 5)], {"output_size": (14, 14)}),
+    "lenet conv2 dW": ("conv2d_grad_filter", [(64, 6, 14, 14), (64, 16, 10, 10)], {"filter_size": (5, 5)}),
 }
 
 
 def _call(paddle, op: str, tensors: list, attrs: dict):
     if op == "matmul":
         return lambda: paddle.matmul(*tensors, **attrs)
-    import minipaddle.nn.functional as F
-    return lambda: F.conv2d(*tensors, **attrs)
+    # the conv ops as the backward pass dispatches them (attrs in the op's own NCHW geometry)
+    from minipaddle.framework.dispatch import dispatch
+    from minipaddle.framework.registry import OPS
+    return lambda: dispatch(OPS[op], tuple(tensors), attrs)
 
 
 def worker(mode: str) -> dict:

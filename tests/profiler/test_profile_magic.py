@@ -95,3 +95,31 @@ def test_usage_errors(shell, line, message, capsys):
     result, _, _ = run(shell, line)
     assert not result.success
     assert message in str(result.error_in_exec)
+
+
+def test_the_bundle_carries_a_valid_trace_document_with_the_profile_section(shell):
+    jsonschema = pytest.importorskip("jsonschema")
+    from minipaddle.visualizer import load_schema
+    _, outputs, _ = run(shell, "%paddle_profile train_step()")
+    doc = outputs[0][MIME_TYPE]
+    jsonschema.Draft202012Validator(load_schema()).validate(doc)
+    lanes = {span["lane"] for span in doc["profile"]["spans"]}
+    assert {"python", "forward", "backward"} <= lanes
+    assert any(span["node"] for span in doc["profile"]["spans"] if span["cat"] == "Operator")
+
+
+def test_terminal_ipython_prints_the_tables_as_plain_text(tmp_path):
+    """A terminal shows the bundle's text/plain: the tables, no HTML and no JSON document."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    ipython = Path(sys.executable).with_name("ipython")
+    if not ipython.exists():
+        pytest.skip("the ipython console script is not installed next to this Python")
+    code = ("%load_ext minipaddle\nimport numpy as np, minipaddle as paddle\n"
+            "x = paddle.to_tensor(np.ones((3, 3), 'float32'))\n%paddle_profile paddle.matmul(x, x).sum()\n")
+    out = subprocess.run([str(ipython), "--no-banner", "--colors=NoColor", "--HistoryManager.enabled=False",
+                          "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "Operator Summary" in out.stdout and "kernel blas" in out.stdout
+    assert "<table" not in out.stdout and '"profile"' not in out.stdout
