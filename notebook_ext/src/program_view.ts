@@ -8,11 +8,11 @@
  * `P0:b0:v:x` for a variable (declared in block 0). As in the eager graph, stepping and selecting
  * only move CSS classes on the drawn SVG; Graphviz lays out each program once.
  */
-import { OpRef, PassDiff, ProgramDoc, ProgramOp, ProgramRun, ProgramVar, Summary } from './schema';
+import { OpRef, PassDiff, ProgramDoc, ProgramOp, ProgramRun, ProgramVar, TensorSummary } from './schema';
 import { StepModel, blockPath, declaringBlock, programOpId, programRunSteps, programVarId } from './steps';
 import { quote } from './dot';
 import { layoutSvg } from './layout';
-import { duration, el, histogramSvg, summaryLine } from './format';
+import { duration, el, heatmapSvg, histogramSvg, summaryLine } from './format';
 
 /** Above this many ops + variables only parameters and data variables are drawn (ops link op to op). */
 export const PROGRAM_BUDGET = 300;
@@ -83,7 +83,7 @@ export function programGraph(program: ProgramDoc, budget = PROGRAM_BUDGET): Prog
   for (const b of program.blocks) {
     used += b.ops.length;
     for (const op of b.ops) {
-      for (const n of [...Object.values(op.inputs), ...Object.values(op.outputs)].flat()) seenVars.add(varRef(b.idx, n).id);
+      for (const n of [...Object.values(op.inputs), ...Object.values(op.outputs)].flat()) if (n) seenVars.add(varRef(b.idx, n).id);
     }
   }
   const compact = used + seenVars.size > budget;
@@ -106,12 +106,12 @@ export function programGraph(program: ProgramDoc, budget = PROGRAM_BUDGET): Prog
     for (const op of b.ops) {
       const id = programOpId(pid, b.idx, op.index);
       nodes.set(id, { kind: 'op', program: pid, block: b.idx, op });
-      const outs = Object.values(op.outputs).flat();
+      const outs = Object.values(op.outputs).flat().filter(n => n);
       const label = op.type + (outs.length ? '\n→ ' + clip(outs.join(', '), 32) : '');
       const cls = `mp-kind-op mp-role-${op.role}` + (op.type.startsWith('fused') ? ' mp-kind-fused' : '');
       lines.get(b.idx)?.push(`${quote(id)} [label=${quote(label)}, shape=box, style="rounded,filled", class=${quote(cls)}];`);
       for (const [slot, names] of Object.entries(op.inputs)) {
-        for (const n of names) {
+        for (const n of names.filter(x => x)) {
           const from = producer.get(varRef(b.idx, n).id);
           const vid = drawVar(b.idx, n);
           if (vid !== null) edges.push(`${quote(vid)} -> ${quote(id)} [class="mp-edge-input"${slotEdge(slot)}];`);
@@ -119,7 +119,7 @@ export function programGraph(program: ProgramDoc, budget = PROGRAM_BUDGET): Prog
         }
       }
       for (const [slot, names] of Object.entries(op.outputs)) {
-        for (const n of names) {
+        for (const n of names.filter(x => x)) {
           producer.set(varRef(b.idx, n).id, id);
           const vid = drawVar(b.idx, n);
           if (vid !== null) edges.push(`${quote(id)} -> ${quote(vid)} [class="mp-edge-output"${slotEdge(slot)}];`);
@@ -216,8 +216,8 @@ export function sourceLinks(program: ProgramDoc): { opsOfLine: Map<number, strin
 }
 
 /** The programs' runs, feeds included: the last summary of variable `name` at or before run step `upto`. */
-export function summaryAt(run: ProgramRun, name: string, upto: number): Summary | null {
-  let found: Summary | null = run.feed[name] ?? null;
+export function summaryAt(run: ProgramRun, name: string, upto: number): TensorSummary | null {
+  let found: TensorSummary | null = run.feed[name] ?? null;
   for (let i = 0; i <= upto && i < run.steps.length; i++) found = run.steps[i].outputs?.[name] ?? found;
   return found;
 }
@@ -343,17 +343,22 @@ function row(table: HTMLElement, key: string, value: string | Node): void {
   table.appendChild(tr);
 }
 
-function summaryBox(title: string, s: Summary | null): HTMLElement {
+function summaryBox(title: string, t: TensorSummary | null): HTMLElement {
   const box = el('div', 'mp-state');
   box.appendChild(el('div', 'mp-state-title', title));
-  if (s === null) {
+  const s = t?.summary;
+  if (!t || !s) {
     box.appendChild(el('div', 'mp-muted', 'not recorded'));
     return box;
   }
-  const line = el('div', 'mp-summary', `numel ${s.numel} · ${summaryLine(s)}`);
+  const dtype = t.dtype === 'float32' ? '' : ` ${t.dtype}`;
+  const line = el('div', 'mp-summary', `[${t.shape.join(', ')}]${dtype} · ${summaryLine(s)}`);
   if (s.nan_count || s.inf_count) line.classList.add('mp-bad');
   box.appendChild(line);
   if (s.histogram) box.appendChild(histogramSvg(s.histogram));
+  const map = t.values ? heatmapSvg(t.values, t.shape) : null;
+  if (map) box.appendChild(map);
+  else if (t.values_omitted) box.appendChild(el('div', 'mp-muted', `values not kept (${t.values_omitted})`));
   return box;
 }
 
@@ -675,7 +680,7 @@ export class ProgramView {
     row(table, 'role', op.role);
     const program = this.programs.get(id.split(':')[0]) ?? this.program;
     const slot = (slots: Record<string, string[]>) => Object.entries(slots).map(([k, names]) =>
-      `${k}: ${names.map(n => `${n} ${shapeOf(program.blocks[declaringBlock(program, block, n)]?.vars.find(v => v.name === n))}`.trim()).join(', ')}`).join('\n');
+      `${k}: ${names.filter(n => n).map(n => `${n} ${shapeOf(program.blocks[declaringBlock(program, block, n)]?.vars.find(v => v.name === n))}`.trim()).join(', ')}`).join('\n');
     row(table, 'inputs', el('code', 'mp-slots', slot(op.inputs) || '–'));
     row(table, 'outputs', el('code', 'mp-slots', slot(op.outputs) || '–'));
     if (Object.keys(op.attrs).length) row(table, 'attrs', el('code', undefined, JSON.stringify(op.attrs)));
@@ -683,6 +688,9 @@ export class ProgramView {
     if (op.source) row(table, 'source', el('code', undefined, `${op.source.file}:${op.source.line}  ${op.source.code}`));
     const replaced = this.marks?.replaced.get(id);
     if (replaced) row(table, 'replaces', replaced.map(r => `${r.type} (op ${r.index}${r.block ? `, block ${r.block}` : ''})`).join(', '));
+    const fused = this.diff?.fused.find(f => programOpId(this.diff!.after, f.into.block, f.into.index) === id);
+    if (fused?.expression) row(table, 'expression', el('code', 'mp-slots', fused.expression.replace(/; /g, '\n')));
+    if (fused?.kernel) row(table, 'kernel', fused.kernel);
     const cls = (this.diff ? (id.startsWith(this.diff.before + ':') ? this.marks?.before : this.marks?.after) : undefined)?.get(id) ?? [];
     if (cls.includes('mp-removed')) row(table, 'pass', `removed by ${this.diff?.pass}`);
     if (cls.includes('mp-fused-away')) row(table, 'pass', `fused away by ${this.diff?.pass}`);

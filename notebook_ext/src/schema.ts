@@ -198,7 +198,7 @@ export interface SourceRef {
 export interface ProgramOp {
   index: number;
   type: string;
-  inputs: Record<string, string[]>;
+  inputs: Record<string, string[]>; // '' for an absent optional input
   outputs: Record<string, string[]>;
   attrs: Record<string, unknown>;
   sub_blocks: number[];
@@ -251,8 +251,17 @@ export interface PassDiff {
   ops_after: number;
   removed: OpRef[];
   added: OpRef[];
-  fused: { into: OpRef; from: OpRef[] }[];
+  fused: { into: OpRef; from: OpRef[]; expression?: string; kernel?: string }[];
   details: Record<string, unknown>;
+}
+
+/** A value a static run saw (the schema's tensorSummary): shape, dtype, summary, small values. */
+export interface TensorSummary {
+  shape: number[];
+  dtype: string;
+  summary: Summary;
+  values: Num[] | null;
+  values_omitted: null | 'mode' | 'size' | 'budget';
 }
 
 export interface RunStep {
@@ -261,16 +270,16 @@ export interface RunStep {
   op: number;
   type: string;
   time_ns: number;
-  outputs: Record<string, Summary>;
+  outputs: Record<string, TensorSummary>;
 }
 
 export interface ProgramRun {
   program: string;
   run: number;
-  feed: Record<string, Summary>;
+  feed: Record<string, TensorSummary>;
   steps: RunStep[];
   steps_dropped: number;
-  fetch: Record<string, Summary>;
+  fetch: Record<string, TensorSummary>;
 }
 
 export interface TraceDocument {

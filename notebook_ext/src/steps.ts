@@ -13,7 +13,7 @@
  * executed ops into StepInfo, a sub-block's path ("b1", "b1.b2") standing in for the layer, so step
  * out of a while body lands on the first op after the loop.
  */
-import { ProgramDoc, ProgramRun, Summary } from './schema';
+import { ProgramDoc, ProgramRun, TensorSummary } from './schema';
 import { StepInfo, within } from './trace_index';
 
 export type Listener = () => void;
@@ -183,7 +183,8 @@ export function blockPath(program: ProgramDoc, block: number): string | null {
   return parts.length ? parts.join('.') : null;
 }
 
-function summaryBad(s: Summary | undefined): boolean {
+function summaryBad(t: TensorSummary | undefined): boolean {
+  const s = t?.summary;
   return s !== undefined && (s.nan_count > 0 || s.inf_count > 0);
 }
 
@@ -195,7 +196,7 @@ export function programRunSteps(program: ProgramDoc, run: ProgramRun): StepInfo[
   return run.steps.map((s, position) => {
     const op = program.blocks[s.block]?.ops[s.op];
     const names = (slots: Record<string, string[]> | undefined) =>
-      Object.values(slots ?? {}).flat().map(n => programVarId(program.id, declaringBlock(program, s.block, n), n));
+      Object.values(slots ?? {}).flat().filter(n => n !== '').map(n => programVarId(program.id, declaringBlock(program, s.block, n), n));
     const layer = blockPath(program, s.block);
     const where = s.block === 0 ? `op ${s.op}` : `block ${s.block}, op ${s.op}`;
     return {

@@ -1,7 +1,8 @@
 // A small hand-built document with the static-Program sections (programs, pass_diffs, program_runs),
 // shaped as the spec says: a main program with a cond (two sub-blocks), the program after an
-// elementwise-fusion pass, an Executor run of the main program, and a dy2static program.
-import type { PassDiff, ProgramDoc, ProgramOp, ProgramRun, ProgramVar, Summary, TraceDocument } from '../src/schema';
+// elementwise-fusion pass, an Executor run of the main program (a control-flow op before its
+// sub-block's ops, as the Executor records them), and a dy2static program.
+import type { PassDiff, ProgramDoc, ProgramOp, ProgramRun, ProgramVar, TensorSummary, TraceDocument } from '../src/schema';
 import { fixture } from './helpers';
 
 const v = (name: string, shape: number[], extra: Partial<ProgramVar> = {}): ProgramVar => ({
@@ -10,9 +11,12 @@ const v = (name: string, shape: number[], extra: Partial<ProgramVar> = {}): Prog
 const param = (name: string, shape: number[]) => v(name, shape, { persistable: true, is_parameter: true });
 const op = (index: number, type: string, inputs: Record<string, string[]>, outputs: Record<string, string[]>,
   extra: Partial<ProgramOp> = {}): ProgramOp => ({ index, type, inputs, outputs, attrs: {}, sub_blocks: [], role: 'forward', source: null, ...extra });
-export const summary = (mean: number, extra: Partial<Summary> = {}): Summary => ({
-  numel: 6, min: mean - 1, max: mean + 1, mean, std: 0.5, nan_count: 0, inf_count: 0,
-  histogram: { min: mean - 1, max: mean + 1, counts: [1, 2, 3], stride: 1 }, ...extra
+export const summary = (mean: number, extra: Partial<TensorSummary['summary']> = {}): TensorSummary => ({
+  shape: [2, 3], dtype: 'float32', values: [mean, mean, mean, mean, mean, mean], values_omitted: null,
+  summary: {
+    numel: 6, min: mean - 1, max: mean + 1, mean, std: 0.5, nan_count: 0, inf_count: 0,
+    histogram: { min: mean - 1, max: mean + 1, counts: [1, 2, 3], stride: 1 }, ...extra
+  }
 });
 
 function mainBlocks(fused: boolean) {
@@ -87,8 +91,8 @@ export function runs(): ProgramRun[] {
   return [{
     program: 'P0', run: 0, feed: { x: summary(0.5) }, steps_dropped: 0, fetch: { loss: summary(7) },
     steps: [step(0, 0, 0, 'matmul', ['tmp_0']), step(1, 0, 1, 'elementwise_add', ['tmp_1']), step(2, 0, 2, 'tanh', ['tmp_2']),
-      step(3, 0, 3, 'reduce_mean', ['m']), step(4, 0, 4, 'less_than', ['pred']), step(5, 1, 0, 'relu', ['t1_0']),
-      step(6, 1, 1, 'assign', ['cond_0']), step(7, 0, 5, 'cond', ['cond_0']), step(8, 0, 6, 'mean', ['loss']),
+      step(3, 0, 3, 'reduce_mean', ['m']), step(4, 0, 4, 'less_than', ['pred']), step(5, 0, 5, 'cond', ['cond_0']),
+      step(6, 1, 0, 'relu', ['t1_0']), step(7, 1, 1, 'assign', ['cond_0']), step(8, 0, 6, 'mean', ['loss']),
       step(9, 0, 7, 'matmul_grad', ['fc_0.w_0@GRAD']), step(10, 0, 8, 'sgd', ['fc_0.w_0'])]
   }];
 }

@@ -61,14 +61,14 @@ describe('stepping an Executor run', () => {
     const steps = programRunSteps(P0, runs()[0]);
     expect(steps.length).toBe(11);
     expect(steps[0]).toMatchObject({ node: 'P0:b0:op0', phase: 'forward', layer: null, label: 'matmul (op 0)', reads: ['P0:b0:v:x', 'P0:b0:v:fc_0.w_0'], writes: ['P0:b0:v:tmp_0'] });
-    expect(steps[5]).toMatchObject({ node: 'P0:b1:op0', layer: 'b1', label: 'relu (block 1, op 0)', reads: ['P0:b0:v:tmp_2'], writes: ['P0:b1:v:t1_0'] });
-    expect(steps[6].writes).toEqual(['P0:b0:v:cond_0']); // declared in the parent block
+    expect(steps[6]).toMatchObject({ node: 'P0:b1:op0', layer: 'b1', label: 'relu (block 1, op 0)', reads: ['P0:b0:v:tmp_2'], writes: ['P0:b1:v:t1_0'] });
+    expect(steps[7].writes).toEqual(['P0:b0:v:cond_0']); // declared in the parent block
     expect(steps[9].phase).toBe('backward');
     expect(steps[10].phase).toBe('optimizer');
-    const m = new StepModel(steps, 5);
+    const m = new StepModel(steps, 6);
     m.out(); // out of the cond's sub-block: the first op after it
-    expect(m.index).toBe(7);
-    expect(m.label()).toBe('step 8 / 11 · forward · cond (op 5)');
+    expect(m.index).toBe(8);
+    expect(m.label()).toBe('step 9 / 11 · forward · mean (op 6)');
     m.out(); // at the top level: to the next phase
     expect(m.current?.phase).toBe('backward');
   });
@@ -87,10 +87,56 @@ describe('stepping an Executor run', () => {
     expect(declaringBlock(P0, 1, 'tmp_2')).toBe(0);
     expect(declaringBlock(P0, 1, 't1_0')).toBe(1);
     const run = runs()[0];
-    expect(summaryAt(run, 'x', 3)?.mean).toBe(0.5); // the feed
-    expect(summaryAt(run, 'cond_0', 6)?.mean).toBe(6);
-    expect(summaryAt(run, 'cond_0', 7)?.mean).toBe(7);
+    expect(summaryAt(run, 'x', 3)?.summary.mean).toBe(0.5); // the feed
+    expect(summaryAt(run, 'cond_0', 6)?.summary.mean).toBe(5); // the cond op's
+    expect(summaryAt(run, 'cond_0', 7)?.summary.mean).toBe(7);
     expect(summaryAt(run, 'loss', 2)).toBeNull();
+  });
+});
+
+describe('a real document (Executor runs and the default passes, written by minipaddle)', () => {
+  const doc = fixture('programs.json');
+  const byId = new Map((doc.programs ?? []).map(p => [p.id, p]));
+
+  it('draws each program with its cond and while bodies as clusters, ids as the spec says', () => {
+    for (const p of doc.programs ?? []) {
+      const g = programGraph(p);
+      const ops = p.blocks.reduce((n, b) => n + b.ops.length, 0);
+      expect([...g.nodes.values()].filter(n => n.kind === 'op').length).toBe(ops);
+      for (const b of p.blocks.slice(1)) expect(g.dot).toContain(`subgraph "cluster_${p.id}:b${b.idx}"`);
+      expect(g.dot).not.toContain(':v:"'); // an absent optional slot ('') is no variable
+    }
+    const optimized = byId.get('P5')!;
+    expect(programGraph(optimized).dot).toMatch(/label="block 4 · while \(op \d+\) #1"/);
+  });
+
+  it('marks every diff\'s ops on the right programs', () => {
+    for (const d of doc.pass_diffs ?? []) {
+      const m = diffMarks(d, byId.get(d.before), byId.get(d.after));
+      const before = programGraph(byId.get(d.before)!).nodes;
+      const after = programGraph(byId.get(d.after)!).nodes;
+      for (const id of m.before.keys()) expect(before.has(id), `${d.pass}: ${id}`).toBe(true);
+      for (const id of m.after.keys()) expect(after.has(id), `${d.pass}: ${id}`).toBe(true);
+      for (const r of d.removed) expect(m.before.get(`${d.before}:b${r.block}:op${r.index}`)).toContain('mp-removed');
+      for (const r of d.added) expect(m.after.get(`${d.after}:b${r.block}:op${r.index}`)).toContain('mp-added');
+      if (!d.changed) expect(m.before.size + m.after.size).toBe(0);
+    }
+    const fuse = (doc.pass_diffs ?? []).find(d => d.pass === 'fuse_elementwise')!;
+    expect(diffMarks(fuse).replaced.size).toBe(fuse.fused.length);
+  });
+
+  it('steps a run with a while body repeated, every step on a drawn op', () => {
+    const run = (doc.program_runs ?? []).find(r => r.program === 'P5')!;
+    const program = byId.get('P5')!;
+    const steps = programRunSteps(program, run);
+    const nodes = programGraph(program).nodes;
+    for (const s of steps) {
+      expect(nodes.has(s.node!), s.node!).toBe(true);
+      for (const v of [...s.reads, ...s.writes]) expect(nodes.has(v), v).toBe(true);
+    }
+    const body = steps.filter(s => s.layer === 'b4');
+    expect(new Set(body.map(s => s.node)).size).toBeLessThan(body.length); // iterations repeat the same ops
+    expect(new Set(steps.map(s => s.phase))).toEqual(new Set(['forward', 'backward', 'optimizer']));
   });
 });
 
@@ -144,18 +190,19 @@ describe('the Program view DOM', () => {
     expect(marked(v.node, 'main', 'mp-read')).toEqual(['P0:b0:v:fc_0.w_0', 'P0:b0:v:x']);
     const slider = q(v.node, '[data-testid="mp-run-step"]') as HTMLInputElement;
     expect(slider.max).toBe('10');
-    slider.value = '5';
+    slider.value = '6';
     slider.dispatchEvent(new Event('input'));
     expect(marked(v.node, 'main', 'mp-current')).toEqual(['P0:b1:op0']);
-    expect(marked(v.node, 'main', 'mp-done')).toEqual(['P0:b0:op0', 'P0:b0:op1', 'P0:b0:op2', 'P0:b0:op3', 'P0:b0:op4']);
+    expect(marked(v.node, 'main', 'mp-done')).toEqual(['P0:b0:op0', 'P0:b0:op1', 'P0:b0:op2', 'P0:b0:op3', 'P0:b0:op4', 'P0:b0:op5']);
     expect(marked(v.node, 'main', 'mp-written')).toEqual(['P0:b1:v:t1_0']);
     const inspector = q(v.node, '[data-testid="mp-program-inspector"]');
-    expect(inspector.textContent).toMatch(/relu · P0:b1:op0.*run step6 \/ 11.*out t1_0.*mean 5/s);
+    expect(inspector.textContent).toMatch(/relu · P0:b1:op0.*run step7 \/ 11.*out t1_0.*\[2, 3\] · min 5 · max 7 · mean 6/s);
+    expect(inspector.querySelector('[data-testid="mp-heatmap"]')).not.toBeNull();
     expect(inspector.querySelector('[data-testid="mp-histogram"]')).not.toBeNull();
     q(v.node, '[data-testid="mp-run-forward"]').click();
     expect(marked(v.node, 'main', 'mp-current')).toEqual(['P0:b1:op1']);
     expect(v.onKey(new KeyboardEvent('keydown', { key: 'ArrowLeft' }))).toBe(true);
-    expect(v.model?.index).toBe(5);
+    expect(v.model?.index).toBe(6);
     clickNode(v.node, 'main', 'P0:b0:v:x');
     expect(inspector.textContent).toMatch(/x · P0:b0:v:x.*\[\?, 4\].*data.*fed/s);
   });
