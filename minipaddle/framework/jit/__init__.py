@@ -1,1 +1,10 @@
-"""Dynamic-to-static: convert eager code to a static Program (to_static), run it, save and load it."""
+"""Dynamic-to-static: convert eager code to a static Program (to_static), run it, save and load it.
+
+    program_translator.py   to_static, StaticFunction, ConcreteProgram, ProgramTranslator
+    ast_transformer.py      source -> transformers -> converted function (+ line map)
+    transformers/           one module per AST transformer
+    convert_operators.py    the runtime helpers converted code calls (convert_ifelse, ...)
+    error.py                errors mapped back to the user's source line
+    run_program.py          run a forward Program in dygraph (autograd records through it)
+    input_spec.py           InputSpec
+"""

@@ -1,0 +1,382 @@
+"""Runtime helpers the converted code calls (`_jst.convert_ifelse(...)` & co.).
+
+Each decides at run time: while a Program is being built, a condition that is a static
+Variable becomes a `cond` / `while` op (`paddle.static.nn.cond` / `while_loop`); a Python value
+(a config flag, an int counter) runs as plain Python, so it never becomes a graph op. Outside
+building (eager) everything behaves exactly like the Python it replaced.
+
+    y = _jst.convert_ifelse(x.mean() > 0, true_fn, false_fn, (y,), ('y',))
+    i, s = _jst.convert_while_loop(cond_fn, body_fn, (i, s), ('i', 's'))
+"""
+from __future__ import annotations
+
+import builtins
+import numbers
+
+import numpy as np
+
+from ..dtype import default_float
+from ..errors import invalid_argument, precondition_not_met, unimplemented
+from ..static import builder
+from ..static.program import Variable, VarMeta
+from ..tensor import Tensor
+
+__all__ = ["UndefinedVar", "convert_ifelse", "convert_while_loop", "convert_logical_and", "convert_logical_or",
+           "convert_logical_not", "convert_len", "convert_iterable", "convert_range", "convert_range_cond",
+           "convert_var_dtype", "convert_shape", "convert_print", "convert_assert", "convert_call"]
+
+
+class UndefinedVar:
+    """The value of a name that is first bound inside a branch or loop, before it is bound.
+
+    Using it (arithmetic, indexing, calling an op with it) raises a clear error that names the variable.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"UndefinedVar({self.name!r})"
+
+    def _used(self, *args, **kwargs):
+        raise precondition_not_met("to_static", f"variable '{self.name}' is used before it has a value (it is "
+                                                "first assigned inside an if/else branch or a loop that did not "
+                                                "assign it).",
+                                   hint=f"give '{self.name}' a value before the if/while, or assign it in every "
+                                        "branch.")
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _used
+    __matmul__ = __rmatmul__ = __getitem__ = __call__ = __neg__ = __pow__ = __lt__ = __gt__ = _used
+    __le__ = __ge__ = __len__ = __iter__ = __bool__ = __float__ = __int__ = __floordiv__ = __mod__ = _used
+
+
+def _building() -> bool:
+    return builder.in_static_mode()
+
+
+def _is_var(value) -> bool:
+    return isinstance(value, Variable)
+
+
+def _truth(value) -> bool:
+    return bool(value)
+
+
+# ---- nested values <-> flat lists ------------------------------------------------------------
+def _flatten(value, out: list) -> object:
+    """Append the leaves of nested tuples/lists to `out`; return the structure to rebuild them."""
+    if isinstance(value, (tuple, list)):
+        return (type(value), [_flatten(v, out) for v in value])
+    out.append(value)
+    return None
+
+
+def _unflatten(spec, leaves) -> object:
+    if spec is None:
+        return next(leaves)
+    kind, items = spec
+    return kind(_unflatten(s, leaves) for s in items)
+
+
+def _same_structure(a, b) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return a[0] is b[0] and len(a[1]) == len(b[1]) and all(_same_structure(x, y) for x, y in zip(a[1], b[1]))
+
+
+def _leaf_names(spec, names) -> list[str]:
+    """A label per leaf: the variable's name, with [i] for items of tuples."""
+    out: list[str] = []
+
+    def walk(s, label):
+        if s is None:
+            out.append(label)
+        else:
+            for i, sub in enumerate(s[1]):
+                walk(sub, f"{label}[{i}]")
+    for s, name in zip(spec[1], names):
+        walk(s, name)
+    return out
+
+
+# ---- if / else ---------------------------------------------------------------------------------
+def convert_ifelse(pred, true_fn, false_fn, args: tuple = (), names: tuple = ()):
+    """`if pred:` with branch functions: a `cond` op when pred is a Variable, else plain Python."""
+    if _building() and _is_var(pred):
+        return _static_ifelse(pred, true_fn, false_fn, tuple(args), tuple(names))
+    return true_fn(*args) if _truth(pred) else false_fn(*args)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (numbers.Number, np.number)) and not isinstance(value, Tensor)
+
+
+def _is_empty(value) -> bool:
+    return value is None or isinstance(value, UndefinedVar)
+
+
+def _number_dtype(*values) -> np.dtype:
+    if all(isinstance(v, (bool, np.bool_)) for v in values):
+        return np.dtype(np.bool_)
+    if all(isinstance(v, (numbers.Integral, np.integer)) for v in values):
+        return np.dtype(np.int64)
+    return np.dtype(default_float())
+
+
+def _fill_shape(var) -> tuple:
+    return tuple(1 if d == -1 else d for d in var._data.shape)
+
+
+def _write_placeholder(block, ph: Variable, shape, dtype, value) -> None:
+    """Give a placeholder output of an already built branch its value, now that the other branch is known."""
+    ph._data = VarMeta(shape, dtype)
+    block.append_op("fill_constant", {}, {"out": [ph.name]},
+                    {"shape": tuple(shape), "dtype": np.dtype(dtype), "value": 0 if _is_empty(value) else value})
+
+
+def _static_ifelse(pred, true_fn, false_fn, args: tuple, names: tuple):
+    from ..static.nn import cond
+    program = builder.default_main_program()
+    state: dict = {}
+
+    def build_true():
+        leaves: list = []
+        spec = _flatten(true_fn(*args), leaves)
+        block = program.current_block()
+        outs = [v if isinstance(v, Tensor) else block.create_var(program._unique_name("jst_branch"), (), np.float32)
+                for v in leaves]
+        state.update(t_leaves=leaves, t_spec=spec, t_block=block, t_outs=outs)
+        return outs
+
+    def build_false():
+        leaves: list = []
+        spec = _flatten(false_fn(*args), leaves)
+        if not _same_structure(spec, state["t_spec"]):
+            raise invalid_argument("to_static", f"the branches of a tensor-dependent `if` give different "
+                                                f"structures for {list(names)}: true branch {state['t_spec']}, "
+                                                f"false branch {spec}.",
+                                   hint="make both branches assign tuples/lists of the same length.")
+        labels = _leaf_names(spec, names) if spec is not None else list(names)
+        block = program.current_block()
+        outs, keep = [], {}
+        for i, (a, b) in enumerate(zip(state["t_leaves"], leaves)):
+            outs.append(_merge_leaf(i, a, b, state, block, keep, labels[i] if i < len(labels) else f"#{i}"))
+        state["keep"] = keep
+        return outs
+
+    outs = cond(pred, build_true, build_false)
+    final = [state["keep"].get(i, out) for i, out in enumerate(outs)]
+    return _unflatten(state["t_spec"], iter(final))
+
+
+def _merge_leaf(i: int, a, b, state: dict, block, keep: dict, label: str):
+    """One output of the `cond`: both branches' values made into Variables of one dtype."""
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
+    t_block, ph = state["t_block"], state["t_outs"][i]
+    if ta and tb:
+        return b
+    if ta:
+        _check_fillable(b, label, "false")
+        return builder.fill_constant(block, _fill_shape(a), a._data.dtype, 0 if _is_empty(b) else b)
+    if tb:
+        _check_fillable(a, label, "true")
+        _write_placeholder(t_block, ph, _fill_shape(b), b._data.dtype, a)
+        return b
+    if a is b or (type(a) is type(b) and a == b) or (_is_empty(a) and _is_empty(b)):
+        keep[i] = a  # the same Python value either way: no graph value needed
+        _write_placeholder(t_block, ph, (), np.float32, 0)
+        return builder.fill_constant(block, (), np.float32, 0)
+    if _is_number(a) and _is_number(b):
+        dtype = _number_dtype(a, b)
+        _write_placeholder(t_block, ph, (), dtype, a)
+        return builder.fill_constant(block, (), dtype, b)
+    raise invalid_argument("to_static", f"variable '{label}' is a {type(a).__name__} in the true branch and a "
+                                        f"{type(b).__name__} in the false branch of a tensor-dependent `if`; "
+                                        "only tensors and numbers can differ between branches.",
+                           hint="compute it outside the `if`, or make the condition a Python bool.")
+
+
+def _check_fillable(value, label: str, branch: str) -> None:
+    if not (_is_empty(value) or _is_number(value)):
+        raise invalid_argument("to_static", f"variable '{label}' is a tensor in one branch but a "
+                                            f"{type(value).__name__} in the {branch} branch of a tensor-dependent "
+                                            "`if`.", hint="assign a tensor (or a number) in both branches.")
+
+
+# ---- while -------------------------------------------------------------------------------------
+def convert_while_loop(cond_fn, body_fn, loop_vars: tuple = (), names: tuple = ()) -> tuple:
+    """`while cond: body` over `loop_vars`: a `while` op once the condition is a Variable."""
+    values = tuple(loop_vars)
+    while True:
+        block = builder.default_main_program().current_block() if _building() else None
+        start = len(block.ops) if block is not None else 0
+        pred = cond_fn(*values)
+        if _building() and _is_var(pred):
+            block._remove_ops(start)  # the condition is rebuilt inside the loop's own block
+            return _static_while(cond_fn, body_fn, values, tuple(names))
+        if not _truth(pred):
+            return values
+        values = tuple(body_fn(*values))
+
+
+def _static_while(cond_fn, body_fn, values: tuple, names: tuple) -> tuple:
+    from ..static.nn import while_loop
+    block = builder.default_main_program().current_block()
+    inits = []
+    for i, v in enumerate(values):
+        label = names[i] if i < len(names) else f"#{i}"
+        if isinstance(v, Tensor):
+            inits.append(v)
+        elif _is_number(v):
+            inits.append(builder.fill_constant(block, (), _number_dtype(v), v))
+        else:
+            raise invalid_argument("to_static", f"loop variable '{label}' is {v!r} when a loop whose condition is "
+                                                "a tensor starts; every loop variable needs a tensor or number "
+                                                "value before the loop.",
+                                   hint=f"assign '{label}' before the loop (e.g. {label} = paddle.zeros([1])).")
+
+    def body(*vs):
+        out = tuple(body_fn(*vs))
+        sub = builder.default_main_program().current_block()
+        fixed = []
+        for i, (v, init) in enumerate(zip(out, inits)):
+            if isinstance(v, Tensor):
+                fixed.append(v)
+            elif _is_number(v):
+                fixed.append(builder.fill_constant(sub, _fill_shape(init), init._data.dtype, v))
+            else:
+                label = names[i] if i < len(names) else f"#{i}"
+                raise invalid_argument("to_static", f"the loop body leaves loop variable '{label}' as {v!r}; "
+                                                    "expected a tensor or a number.")
+        return fixed
+
+    return tuple(while_loop(lambda *vs: cond_fn(*vs), body, inits))
+
+
+# ---- logic --------------------------------------------------------------------------------------
+def _as_bool_var(value):
+    from ..ops.elementwise import cast
+    if isinstance(value, Tensor):
+        return value if value._data.dtype == np.bool_ else cast(value, "bool")
+    return builder.fill_constant(builder.default_main_program().current_block(), (), np.bool_, bool(value))
+
+
+def convert_logical_and(x_fn, y_fn):
+    """`x and y`: Python's short-circuit `and` on Python values, `paddle.logical_and` on Variables."""
+    x = x_fn()
+    if _building() and _is_var(x):
+        from .. import ops  # noqa: F401
+        from ..ops.compare import logical_and
+        return logical_and(_as_bool_var(x), _as_bool_var(y_fn()))
+    if not _truth(x):
+        return x
+    return y_fn()
+
+
+def convert_logical_or(x_fn, y_fn):
+    """`x or y`: Python's short-circuit `or` on Python values, `paddle.logical_or` on Variables."""
+    x = x_fn()
+    if _building() and _is_var(x):
+        from ..ops.compare import logical_or
+        return logical_or(_as_bool_var(x), _as_bool_var(y_fn()))
+    if _truth(x):
+        return x
+    return y_fn()
+
+
+def convert_logical_not(x):
+    if _building() and _is_var(x):
+        from ..ops.compare import logical_not
+        return logical_not(_as_bool_var(x))
+    return not x
+
+
+# ---- len, iteration, range ------------------------------------------------------------------------
+def _runtime_dim0(x: Variable):
+    """The size of x's first dim as an int64 Variable, when the build-time shape says -1."""
+    from ..ops.compare import isnan, logical_not, logical_or
+    from ..ops.elementwise import cast
+    from ..ops.reduction import sum as reduce_sum
+    col = x
+    for d in x._data.shape[1:]:
+        if d <= 0:
+            raise unimplemented("to_static", f"len() of a Variable of shape {list(x._data.shape)}: its other dims "
+                                             "must be known and non-empty.")
+        col = col[:, 0] if col._data.ndim > 1 else col
+    nan = isnan(col)
+    return reduce_sum(cast(logical_or(nan, logical_not(nan)), "int64"))
+
+
+def convert_len(x):
+    """`len(x)`: a Variable's first dim (an int64 Variable when it is unknown while building)."""
+    if _is_var(x):
+        if not x._data.shape:
+            raise invalid_argument("len", f"Variable '{x.name}' is 0-D and has no length.")
+        n = x._data.shape[0]
+        return n if n != -1 else _runtime_dim0(x)
+    return len(x)
+
+
+def convert_iterable(x):
+    """What a for-loop indexes: tensors, lists and tuples as they are, any other iterable as a list."""
+    if isinstance(x, (Tensor, list, tuple, range)):
+        return x
+    return list(x)
+
+
+def convert_range(*args) -> tuple:
+    """range's arguments as (start, stop, step); any may be a Variable."""
+    if not 1 <= len(args) <= 3:
+        raise invalid_argument("range", f"range expected 1 to 3 arguments, got {len(args)}.")
+    if len(args) == 1:
+        return 0, args[0], 1
+    if len(args) == 2:
+        return args[0], args[1], 1
+    return args
+
+
+def convert_range_cond(i, stop, step):
+    """The loop test of `for i in range(...)`: i < stop for a positive step, i > stop for a negative one."""
+    if _building() and _is_var(step):
+        from ..ops.compare import logical_and, logical_or
+        return logical_or(logical_and(step > 0, i < stop), logical_and(step < 0, i > stop))
+    return i < stop if step > 0 else i > stop
+
+
+# ---- casts, shape, print, assert -------------------------------------------------------------------
+_CASTS = {"int": "int64", "float": None, "bool": "bool"}
+
+
+def convert_var_dtype(x, kind: str):
+    """`int(x)` / `float(x)` / `bool(x)`: a cast op for a Variable, Python's conversion otherwise."""
+    if _building() and _is_var(x):
+        from ..ops.elementwise import cast
+        return cast(x, _CASTS[kind] or str(np.dtype(default_float())))
+    return getattr(builtins, kind)(x)
+
+
+def convert_shape(x):
+    """`x.shape`: a Variable's build-time shape (-1 for a dim only known at run time)."""
+    return x.shape
+
+
+def convert_print(*args, **kwargs) -> None:
+    """`print(...)`: eager values print as usual; a Variable prints its name, shape and dtype while the
+    program is built (the program itself has no print op)."""
+    builtins.print(*args, **kwargs)
+
+
+def convert_assert(test, msg=None) -> None:
+    """`assert test, msg`: checked now for Python values and eager tensors. A Variable's value is only known
+    when the program runs, and the program has no assert op, so it is not checked there."""
+    if _building() and _is_var(test):
+        return
+    if not _truth(test):
+        raise AssertionError(msg) if msg is not None else AssertionError()
+
+
+def convert_call(func):
+    """`f(...)` in converted code: user functions and layers are converted too (recursively);
+    minipaddle / numpy / standard-library functions and builtins are called as they are."""
+    from .program_translator import convert_callable
+    return convert_callable(func)

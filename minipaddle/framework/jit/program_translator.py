@@ -1,0 +1,493 @@
+"""to_static: a converted function that builds one Program per input signature and runs it in dygraph.
+
+    @paddle.jit.to_static
+    def f(x):
+        if x.mean() > 0:        # a tensor condition: becomes a `cond` op
+            return x * 2
+        return x - 1
+
+    y = f(paddle.randn([3]))    # builds the Program (once per shape/dtype/structure), runs it
+    print(f.code)               # the converted source
+    f.concrete_program.main_program
+
+`StaticFunction` is a descriptor, so it works on functions, methods and `Layer.forward`. A call
+in dygraph builds (or fetches from `program_cache`) a `ConcreteProgram`, then runs it with
+`run_program`, which records autograd: `loss.backward()` reaches the Layer's Parameters and the
+inputs, and an optimizer trains as it would eagerly.
+"""
+from __future__ import annotations
+
+import contextlib
+import inspect
+import os
+import types
+import warnings
+import weakref
+
+from ..errors import MinipaddleError, invalid_argument, precondition_not_met
+from ..static import builder
+from ..static.program import Program
+from ..tensor import Tensor
+from . import error as jst_error
+from .ast_transformer import convert_function
+
+__all__ = ["StaticFunction", "ConcreteProgram", "ProgramTranslator", "to_static", "not_to_static",
+           "enable_to_static", "declarative", "convert_callable"]
+
+_ENABLED = [True]
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_CONVERTED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # function -> ConvertedFunction
+_FETCH = object()   # marks an output leaf that is a fetched tensor
+_SKIP_MODULES = ("minipaddle", "numpy", "paddle", "torch", "scipy", "numba", "builtins", "math", "functools",
+                 "itertools", "collections", "typing", "copy", "random")
+
+
+def enable_to_static(enable_to_static_bool: bool) -> None:
+    """`paddle.jit.enable_to_static(False)`: converted functions run their original Python eagerly."""
+    if not isinstance(enable_to_static_bool, bool):
+        raise invalid_argument("enable_to_static", f"expected a bool, got {type(enable_to_static_bool).__name__}.")
+    _ENABLED[0] = enable_to_static_bool
+
+
+def not_to_static(func=None):
+    """Mark `func` so converted code calls it as plain Python (it is never converted)."""
+    if func is None:
+        return not_to_static
+    func._jst_not_to_static = True
+    return func
+
+
+# ---- converting callables ---------------------------------------------------------------------
+def _is_user_function(fn) -> bool:
+    if not isinstance(fn, types.FunctionType) or getattr(fn, "_jst_not_to_static", False):
+        return False
+    module = fn.__module__ or ""
+    if module.split(".")[0] in _SKIP_MODULES or fn.__name__ == "<lambda>":
+        return False
+    path = fn.__code__.co_filename
+    if path.startswith("<to_static:") or "site-packages" in path or fn.__code__.co_flags & inspect.CO_GENERATOR:
+        return False
+    return not os.path.abspath(path).startswith(_PACKAGE_DIR + os.sep)
+
+
+def converted(fn: types.FunctionType):
+    """`fn`'s ConvertedFunction, converted on first use."""
+    conv = _CONVERTED.get(fn)
+    if conv is None:
+        conv = convert_function(fn)
+        _CONVERTED[fn] = conv
+    return conv
+
+
+def _converted_or_none(fn):
+    try:
+        return converted(fn).function
+    except MinipaddleError as e:  # source unavailable or unsupported syntax: call it as Python
+        warnings.warn(f"to_static: {fn.__qualname__} is called as plain Python: {e}", stacklevel=3)
+        return None
+
+
+class _LayerCall:
+    """Call a user Layer with its forward converted (hooks and the layer stack still run)."""
+
+    def __init__(self, layer, forward) -> None:
+        self.layer, self.forward = layer, forward
+
+    def __call__(self, *args, **kwargs):
+        layer = self.layer
+        had = "forward" in layer.__dict__
+        prev = layer.__dict__.get("forward")
+        layer.__dict__["forward"] = types.MethodType(self.forward, layer)
+        try:
+            return layer(*args, **kwargs)
+        finally:
+            if had:
+                layer.__dict__["forward"] = prev
+            else:
+                del layer.__dict__["forward"]
+
+
+def convert_callable(func):
+    """What `convert_call(func)` calls: a converted twin for user code, `func` itself otherwise."""
+    from ...nn.layer.layers import Layer
+    if getattr(func, "_jst_not_to_static", False):
+        return func
+    if isinstance(func, StaticFunction):
+        fn = converted(func._function).function
+        return fn if func._instance is None else types.MethodType(fn, func._instance)
+    if isinstance(func, types.FunctionType):
+        return (_converted_or_none(func) or func) if _is_user_function(func) else func
+    if isinstance(func, types.MethodType):
+        inner = func.__func__
+        if isinstance(func.__self__, Layer) and inner.__name__ == "forward":
+            return convert_callable(func.__self__) if _layer_forward(func.__self__) is not None else func
+        if _is_user_function(inner):
+            fn = _converted_or_none(inner)
+            return func if fn is None else types.MethodType(fn, func.__self__)
+        return func
+    if isinstance(func, Layer):
+        forward = _layer_forward(func)
+        if forward is None:
+            return func
+        fn = _converted_or_none(forward)
+        return func if fn is None else _LayerCall(func, fn)
+    return func
+
+
+def _layer_forward(layer):
+    """The user-written forward function of `layer`'s class, or None (minipaddle's own layers)."""
+    attr = inspect.getattr_static(type(layer), "forward", None)
+    if isinstance(attr, StaticFunction):
+        return attr._function
+    return attr if _is_user_function(attr) else None
+
+
+# ---- concrete programs -------------------------------------------------------------------------
+class ConcreteProgram:
+    """One built Program: `main_program`, `startup_program`, `inputs` (the feed Variables),
+    `outputs` (the fetch Variables), `parameters` (the eager Parameters it reads)."""
+
+    def __init__(self, main_program, startup_program, inputs, outputs, parameters, function, out_spec) -> None:
+        self.main_program, self.startup_program = main_program, startup_program
+        self.inputs, self.outputs, self.parameters = inputs, outputs, parameters
+        self.function = function
+        self._out_spec = out_spec   # (structure, leaves with None where a fetched tensor goes)
+
+    def __repr__(self) -> str:
+        return (f"ConcreteProgram(inputs={[v.name for v in self.inputs]}, "
+                f"outputs={[v.name for v in self.outputs]}, {self.main_program.num_ops()} ops)")
+
+
+@contextlib.contextmanager
+def _record_parameters(found: dict):
+    """Note every eager Parameter the builder lifts into the Program (so run_program gets the live ones)."""
+    original = builder.lift_parameter
+
+    def lift(program, param):
+        found.setdefault(param.name, param)
+        return original(program, param)
+    builder.lift_parameter = lift
+    try:
+        yield
+    finally:
+        builder.lift_parameter = original
+
+
+def _flatten(value, leaves: list):
+    if isinstance(value, (list, tuple)):
+        return (type(value), [_flatten(v, leaves) for v in value])
+    if isinstance(value, dict):
+        return (dict, [(k, _flatten(v, leaves)) for k, v in value.items()])
+    leaves.append(value)
+    return None
+
+
+def _unflatten(spec, leaves):
+    if spec is None:
+        return next(leaves)
+    kind, items = spec
+    if kind is dict:
+        return {k: _unflatten(s, leaves) for k, s in items}
+    return kind(_unflatten(s, leaves) for s in items)
+
+
+# ---- the signature of a call ----------------------------------------------------------------------
+def _is_spec(value) -> bool:
+    return type(value).__name__ == "InputSpec" and hasattr(value, "shape") and hasattr(value, "dtype")
+
+
+def _leaf_key(value, spec=None):
+    if isinstance(value, Tensor):
+        shape = tuple(spec.shape) if spec is not None and _is_spec(spec) else tuple(value._data.shape)
+        return ("T", shape, str(value._data.dtype), bool(value.stop_gradient))
+    if _is_spec(value):
+        return ("T", tuple(value.shape), str(value.dtype), bool(getattr(value, "stop_gradient", False)))
+    try:
+        hash(value)
+        return ("V", type(value).__name__, value)
+    except TypeError:
+        return ("id", id(value))
+
+
+def _signature_key(leaves: list, specs: list) -> tuple:
+    return tuple(_leaf_key(v, s) for v, s in zip(leaves, specs))
+
+
+class StaticFunction:
+    """A function (or method / Layer.forward) converted to static: see the module docstring."""
+
+    def __init__(self, function, input_spec=None, build_strategy=None, full_graph: bool = True,
+                 instance=None) -> None:
+        if isinstance(function, types.MethodType):
+            function, instance = function.__func__, function.__self__
+        if not isinstance(function, types.FunctionType):
+            raise invalid_argument("to_static", f"expected a function, method or Layer, got {type(function).__name__}.")
+        if input_spec is not None and not isinstance(input_spec, (list, tuple)):
+            raise invalid_argument("to_static", f"input_spec must be a list of InputSpec, got "
+                                                f"{type(input_spec).__name__}.")
+        self._function = function
+        self._instance = instance
+        self._input_spec = list(input_spec) if input_spec is not None else None
+        self._build_strategy = build_strategy
+        self._full_graph = bool(full_graph)
+        self.program_cache: dict = {}
+        self._last = None
+        self.__name__ = function.__name__
+        self.__qualname__ = function.__qualname__
+        self.__doc__ = function.__doc__
+        self.__wrapped__ = function
+
+    # ---- descriptor: `@to_static def forward(self, x)` -------------------------------------------
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        key = f"_jst_bound_{self._function.__name__}_{id(self)}"
+        bound = instance.__dict__.get(key)
+        if bound is None:
+            bound = StaticFunction(self._function, self._input_spec, self._build_strategy, self._full_graph, instance)
+            instance.__dict__[key] = bound
+        return bound
+
+    @property
+    def dygraph_function(self):
+        fn = self._function
+        return fn if self._instance is None else types.MethodType(fn, self._instance)
+
+    @property
+    def code(self) -> str:
+        """The converted source (what runs while the Program is built)."""
+        return converted(self._function).code
+
+    def __call__(self, *args, **kwargs):
+        if not _ENABLED[0]:
+            return self.dygraph_function(*args, **kwargs)
+        if builder.in_static_mode():  # inside another program being built: inline the converted code
+            return self._converted_callable()(*args, **kwargs)
+        try:
+            concrete = self._concrete(args, kwargs)
+        except MinipaddleError as e:
+            if self._full_graph or not _conversion_failure(e):
+                raise
+            warnings.warn(f"to_static(full_graph=False): {self.__qualname__} runs eagerly: {e}", stacklevel=2)
+            return self.dygraph_function(*args, **kwargs)
+        return self._run(concrete, args, kwargs)
+
+    def _converted_callable(self):
+        fn = converted(self._function).function
+        return fn if self._instance is None else types.MethodType(fn, self._instance)
+
+    # ---- building ---------------------------------------------------------------------------
+    def _inputs(self, args: tuple, kwargs: dict):
+        leaves: list = []
+        spec = _flatten((tuple(args), dict(kwargs)), leaves)
+        specs: list = [None] * len(leaves)
+        if self._input_spec is not None:
+            arg_leaves: list = []
+            _flatten(tuple(args), arg_leaves)
+            spec_leaves: list = []
+            _flatten(tuple(self._input_spec), spec_leaves)
+            for i, s in enumerate(spec_leaves[:len(arg_leaves)]):
+                specs[i] = s
+        return leaves, spec, specs
+
+    def _key(self, leaves, specs) -> tuple:
+        training = getattr(self._instance, "training", None)
+        return (_signature_key(leaves, specs), training)
+
+    def _concrete(self, args: tuple, kwargs: dict) -> ConcreteProgram:
+        leaves, spec, specs = self._inputs(args, kwargs)
+        key = self._key(leaves, specs)
+        concrete = self.program_cache.get(key)
+        if concrete is None:
+            concrete = self._build(leaves, spec, specs)
+            self.program_cache[key] = concrete
+        self._last = concrete
+        return concrete
+
+    def _feed_names(self, leaves, specs) -> list:
+        try:
+            params = list(inspect.signature(self._function).parameters)
+        except (TypeError, ValueError):
+            params = []
+        if self._instance is not None and params:
+            params = params[1:]
+        names, used = [], set()
+        for i, (v, s) in enumerate(zip(leaves, specs)):
+            if not (isinstance(v, Tensor) or _is_spec(v)):
+                names.append(None)
+                continue
+            base = next((d.name for d in (s, v) if _is_spec(d) and d.name), None)
+            base = base or (params[i] if i < len(params) else f"input_{i}")
+            name, n = base, 0
+            while name in used:
+                n += 1
+                name = f"{base}_{n}"
+            used.add(name)
+            names.append(name)
+        return names
+
+    def _build(self, leaves, spec, specs) -> ConcreteProgram:
+        from ..static.builder import data, program_guard
+        conv = converted(self._function)
+        main, startup = Program(), Program()
+        names = self._feed_names(leaves, specs)
+        found: dict = {}
+        try:
+            with program_guard(main, startup), _record_parameters(found):
+                feeds, values = [], []
+                for v, s, name in zip(leaves, specs, names):
+                    if name is None:
+                        values.append(v)
+                        continue
+                    desc = s if _is_spec(s) else v
+                    shape = desc.shape if _is_spec(desc) else v._data.shape
+                    dtype = desc.dtype if _is_spec(desc) else v._data.dtype
+                    var = data(name, list(shape), dtype)
+                    var.stop_gradient = bool(getattr(desc, "stop_gradient", True))
+                    feeds.append(var)
+                    values.append(var)
+                args, kwargs = _unflatten(spec, iter(values))
+                fn = conv.function if self._instance is None else types.MethodType(conv.function, self._instance)
+                out = fn(*args, **kwargs)
+                out_leaves: list = []
+                out_spec = _flatten(out, out_leaves)
+                gb = main.global_block()
+                fetch = [builder.as_variable(gb, v) if isinstance(v, Tensor) else None for v in out_leaves]
+        except Exception as e:
+            raise jst_error.remap(e) from None
+        jst_error.rewrite_sources(main)
+        outputs = [v for v in fetch if v is not None]
+        placed = [_FETCH if f is not None else v for f, v in zip(fetch, out_leaves)]
+        params = [found[v.name] for v in main.all_parameters() if v.name in found]
+        return ConcreteProgram(main, startup, feeds, outputs, params, conv.function, (out_spec, placed))
+
+    # ---- running ---------------------------------------------------------------------------
+    def _run(self, concrete: ConcreteProgram, args: tuple, kwargs: dict):
+        from .run_program import run_program
+        leaves: list = []
+        _flatten((tuple(args), dict(kwargs)), leaves)
+        inputs = [v for v in leaves if isinstance(v, Tensor)]
+        params = {p.name: p for p in concrete.parameters}
+        try:
+            outs = run_program(concrete.main_program, [v.name for v in concrete.inputs], inputs,
+                               [v.name for v in concrete.outputs], params)
+        except Exception as e:
+            raise jst_error.remap(e) from None
+        out_spec, placed = concrete._out_spec
+        results = iter(outs)
+        return _unflatten(out_spec, iter([next(results) if p is _FETCH else p for p in placed]))
+
+    # ---- Paddle's inspection API ---------------------------------------------------------------
+    @property
+    def concrete_program(self) -> ConcreteProgram:
+        """The most recently used ConcreteProgram (built from input_spec if there is none yet)."""
+        if self._last is None:
+            if self._input_spec is None:
+                raise precondition_not_met("to_static", f"{self.__qualname__} has no program yet.",
+                                           hint="call it once, or give to_static an input_spec.")
+            return self.get_concrete_program(*self._input_spec)[0]
+        return self._last
+
+    def get_concrete_program(self, *args, **kwargs) -> tuple:
+        """`(concrete_program, partial_program)` for these inputs (Tensors or InputSpecs); the second
+        item runs the program like the StaticFunction does."""
+        concrete = self._concrete(args, kwargs)
+        return concrete, (lambda *a, **k: self._run(concrete, a, k))
+
+    @property
+    def main_program(self) -> Program:
+        return self.concrete_program.main_program
+
+    @property
+    def inputs(self) -> list:
+        return self.concrete_program.inputs
+
+    @property
+    def outputs(self) -> list:
+        return self.concrete_program.outputs
+
+    def rollback(self):
+        """Undo to_static: a Layer gets its Python forward back; returns the dygraph function."""
+        if self._instance is not None and self._instance.__dict__.get("forward") is self:
+            del self._instance.__dict__["forward"]
+        return self.dygraph_function
+
+    def __repr__(self) -> str:
+        return f"<StaticFunction {self.__qualname__}, {len(self.program_cache)} program(s)>"
+
+
+def _conversion_failure(error: Exception) -> bool:
+    return "to_static" in str(error) or "static" in str(error)
+
+
+# ---- the public entry points ------------------------------------------------------------------------
+def to_static(function=None, input_spec=None, build_strategy=None, full_graph: bool = True, **kwargs):
+    """`@paddle.jit.to_static` on a function or method, or `paddle.jit.to_static(layer)`: convert it
+    to a static Program (built per input signature, run in dygraph with autograd)."""
+    from ...nn.layer.layers import Layer
+
+    def decorate(fn):
+        if isinstance(fn, Layer):
+            forward = inspect.getattr_static(type(fn), "forward")
+            if isinstance(forward, StaticFunction):
+                forward = forward._function
+            static = StaticFunction(forward, input_spec, build_strategy, full_graph, instance=fn)
+            fn.__dict__["forward"] = static
+            return fn
+        if isinstance(fn, StaticFunction):
+            return fn
+        return StaticFunction(fn, input_spec, build_strategy, full_graph)
+
+    return decorate if function is None else decorate(function)
+
+
+declarative = to_static
+
+
+class ProgramTranslator:
+    """Paddle's older interface to the same machinery; one instance (`get_instance()`)."""
+
+    _instance = None
+
+    @classmethod
+    def get_instance(cls) -> "ProgramTranslator":
+        if cls._instance is None:
+            cls._instance = cls()
+        return cls._instance
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    @property
+    def enable_to_static(self) -> bool:
+        return _ENABLED[0]
+
+    def enable(self, enable_to_static: bool) -> None:
+        enable_to_static_fn(enable_to_static)
+
+    def get_output(self, dygraph_func, *args, **kwargs):
+        """Run `dygraph_func` converted (or as it is, when conversion is off)."""
+        if not _ENABLED[0]:
+            return dygraph_func(*args, **kwargs)
+        return _static(dygraph_func)(*args, **kwargs)
+
+    def get_func(self, dygraph_func):
+        """The converted Python function (it builds ops when called under program_guard)."""
+        return _static(dygraph_func)._converted_callable()
+
+    def get_program(self, dygraph_func, *args, **kwargs) -> tuple:
+        """(main_program, startup_program, inputs, outputs) for these arguments."""
+        concrete, _ = _static(dygraph_func).get_concrete_program(*args, **kwargs)
+        return concrete.main_program, concrete.startup_program, concrete.inputs, concrete.outputs
+
+    def get_code(self, dygraph_func) -> str:
+        return _static(dygraph_func).code
+
+
+enable_to_static_fn = enable_to_static
+
+
+def _static(fn) -> StaticFunction:
+    return fn if isinstance(fn, StaticFunction) else StaticFunction(fn)
