@@ -24,6 +24,7 @@ import numpy as np
 
 from ..framework import instrument
 from ..framework.autograd.node import AccumulateGrad
+from ..framework.autotune import TunedKernel
 from . import record_event
 
 # Positions in an op record.
@@ -111,6 +112,8 @@ class Collector:
         kernel = self._kernel_names.get((opdef.name, fn))
         if kernel is None:
             kernel = self._kernel_names[(opdef.name, fn)] = kernel_name(opdef, fn)
+        if kernel is TUNED:  # the autotuner's stand-in: name the candidate it ran for these shapes
+            kernel = fn.last
         extra = None
         if self.record_shapes or self.with_flops or self.profile_memory:
             extra = self._extra(e)
@@ -195,8 +198,13 @@ class Collector:
         self.compiles.append((function, signature, start, end))
 
 
+TUNED = "<autotuned>"  # kernel_name's answer for an autotune stand-in, which runs a different kernel per shape
+
+
 def kernel_name(opdef, fn) -> str:
     """The registered name of kernel `fn` of `opdef` ("matmul_blas"), else the function's name."""
+    if isinstance(fn, TunedKernel):
+        return TUNED
     for bucket in opdef.kernels.values():
         for k in bucket:
             if k.fn is fn or getattr(k.fn, "_fn", None) is fn:

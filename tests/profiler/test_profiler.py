@@ -295,3 +295,25 @@ def test_profilers_do_not_nest_and_arguments_checked():
 
 def test_lazy_import_from_package():
     assert paddle.profiler.Profiler is Profiler
+
+
+def test_autotuned_ops_name_the_kernel_that_ran(tmp_path):
+    """With kernel tuning on, an op runs the autotuner's stand-in; the tables name the candidate it chose."""
+    from minipaddle.framework import autotune
+    autotune.reset()
+    try:
+        paddle.incubate.autotune.set_config({"kernel": {"enable": True, "tuning_range": [0, 10],
+                                                        "cache_dir": str(tmp_path)}})
+        rng = np.random.default_rng(0)
+        a = paddle.to_tensor(rng.standard_normal((16, 24)).astype("float32"), stop_gradient=False)
+        b = paddle.to_tensor(rng.standard_normal((24, 8)).astype("float32"))
+        paddle.matmul(a, b).sum().backward()  # tunes matmul for these shapes (and the grad's shapes)
+        winners = {k.split("|")[2]: v["winner"] for k, v in autotune.cache_entries().items() if k.startswith("matmul")}
+        with Profiler() as prof:
+            paddle.matmul(a, b).sum().backward()
+    finally:
+        autotune.reset()
+    forward = [op for op in prof.result.collector.ops if op[0] == "matmul"]
+    assert [op[1] for op in forward] == [winners["16x16,16x8"]]
+    text = prof.result.summary_text()
+    assert "autotuned" not in text and f"kernel {winners['16x16,16x8']}" in text
