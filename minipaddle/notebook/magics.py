@@ -7,11 +7,14 @@
     loss.backward()
 
     %paddle_graph loss
+    %paddle_graph program            # the default main program; `%paddle_graph program main` any Program
 
 `%%paddle_trace` runs the cell under `paddle.debug.record()` and displays the trace as one MIME
 bundle (display.py); the Trace is kept in `_paddle_trace` (and in `-o NAME`). With `--live` the
 display refreshes a few times a second while the cell runs (live.py). `%paddle_graph EXPR` shows
-the grad-node chain behind a tensor and, if the last `%%paddle_trace` recorded it, its forward ops.
+the grad-node chain behind a tensor and, if the last `%%paddle_trace` recorded it, its forward ops;
+`%paddle_graph program [EXPR]` draws a static Program (blocks, ops, variables, sub-blocks). Inside
+`%%paddle_trace`, each `Executor.run` and `apply_passes` goes into the trace too.
 """
 from __future__ import annotations
 
@@ -105,28 +108,59 @@ class PaddleMagics(Magics):
 
     @magic_arguments()
     @argument("--max-nodes", type=int, default=60, metavar="N", help="nodes per part of the graph (default 60).")
-    @argument("expr", nargs="*", help="a Python expression whose value is a Tensor.")
+    @argument("expr", nargs="*", help="a Python expression whose value is a Tensor; or `program [EXPR]`.")
     @line_magic
     def paddle_graph(self, line: str):
         """Draw the graph that produced a tensor: its grad nodes back to the leaves and, if the last
-        %%paddle_trace recorded it, the forward ops that made it and used it."""
+        %%paddle_trace recorded it, the forward ops that made it and used it. `%paddle_graph program`
+        draws paddle.static.default_main_program(); `%paddle_graph program EXPR` the Program EXPR."""
         options, expr = _split_options(line)
         args = parse_argstring(self.paddle_graph, options)
         if not expr:
-            raise UsageError("%paddle_graph: give an expression, e.g. `%paddle_graph loss`.")
+            raise UsageError("%paddle_graph: give an expression, e.g. `%paddle_graph loss`, or "
+                             "`%paddle_graph program [PROGRAM]` for a static Program.")
         if args.max_nodes < 1:
             raise UsageError(f"%paddle_graph: --max-nodes {args.max_nodes} must be >= 1.")
-        try:
-            value = self.shell.ev(expr)
-        except Exception as exc:
-            raise UsageError(f"%paddle_graph: could not evaluate {expr!r}: {type(exc).__name__}: {exc}") from None
+        word, _, rest = expr.partition(" ")
+        if word == "program" and (rest.strip() or not self._is_tensor_named("program")):
+            return self._show_program(rest.strip())
+        value = self._evaluate(expr)
         from ..framework.tensor import Tensor
         if not isinstance(value, Tensor):
-            raise UsageError(f"%paddle_graph: {expr!r} has type {type(value).__name__}, expected a minipaddle Tensor.")
+            from ..framework.static.program import Program
+            if isinstance(value, Program):
+                return self._show_program(expr)
+            raise UsageError(f"%paddle_graph: {expr!r} has type {type(value).__name__}, expected a minipaddle Tensor "
+                             "(or a static Program).")
         from IPython.display import display
 
         from .display import graph_bundle
         display(graph_bundle(value, self.last_recorder, max_nodes=args.max_nodes), raw=True)
+
+
+    def _evaluate(self, expr: str):
+        try:
+            return self.shell.ev(expr)
+        except Exception as exc:
+            raise UsageError(f"%paddle_graph: could not evaluate {expr!r}: {type(exc).__name__}: {exc}") from None
+
+    def _is_tensor_named(self, name: str) -> bool:
+        from ..framework.tensor import Tensor
+        return isinstance(self.shell.user_ns.get(name), Tensor)
+
+    def _show_program(self, expr: str) -> None:
+        """`%paddle_graph program [EXPR]`: the Program EXPR names (default: the default main program),
+        as a trace document holding it and its SVG drawing."""
+        from ..framework.static.builder import default_main_program
+        from ..framework.static.program import Program
+        program = default_main_program() if not expr else self._evaluate(expr)
+        if not isinstance(program, Program):
+            raise UsageError(f"%paddle_graph program: {expr!r} has type {type(program).__name__}, expected a "
+                             "paddle.static.Program.")
+        from IPython.display import display
+
+        from ..visualizer.program import show_program
+        display(show_program(program, name=expr or "default main program"), raw=True)
 
 
 def _recorder(**settings):
