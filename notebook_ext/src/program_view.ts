@@ -522,8 +522,12 @@ export class ProgramView {
 
   /** Show a pass's before and after programs side by side (null: back to the program alone). */
   showDiff(diff: PassDiff | null): void {
-    if (diff === null) {
-      this.showProgram(this.program.id);
+    if (diff === null) {  // back to the program as it was: same run, same step, graph already drawn
+      this.diff = null;
+      this.marks = null;
+      this.selected = null;
+      this.setLayout(false);
+      this.update();
       return;
     }
     const before = this.programs.get(diff.before);

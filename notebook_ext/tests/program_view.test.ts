@@ -209,6 +209,7 @@ describe('the Program view DOM', () => {
 
   it('shows a pass diff side by side: removed ops in before, the fused op (and what it replaced) in after', async () => {
     const v = await mounted();
+    v.model?.seek(2);
     const items = Array.from(v.node.querySelectorAll<HTMLElement>('[data-testid="mp-pass-list"] [data-testid="mp-pass-item"]'));
     expect(items.map(i => i.dataset.pass)).toEqual(['constant_folding', 'fuse_elementwise']);
     expect(items[1].textContent).toContain('12→11 ops · 0.41 ms');
@@ -226,7 +227,8 @@ describe('the Program view DOM', () => {
     items[1].click(); // again: back to the program alone
     await v.ready;
     expect(v.diff).toBeNull();
-    expect(marked(v.node, 'main', 'mp-current')).toEqual(['P0:b0:op0']);
+    expect(marked(v.node, 'main', 'mp-current')).toEqual(['P0:b0:op2']); // the run where it was
+    expect(marked(v.node, 'main', 'mp-removed')).toEqual([]);
   });
 
   it('dy2static: original and transformed source beside the program, linked both ways', async () => {
