@@ -361,18 +361,23 @@ def _add_program_var(g, names: _ProgramNames, block: int, name: str) -> None:
 def _program_edges(g, names: _ProgramNames, blocks: list[dict], with_vars: bool) -> None:
     """Data edges (var -> op -> var, or op -> op without variables) and sub-block links."""
     writer: dict[tuple, str] = {}  # (home block, name) -> the last op that wrote it (ops-only drawing)
+    read: set[tuple] = set()
     for b in blocks:
         for op in b["ops"]:
             me = names.op(b["idx"], op["index"])
             for n in [n for ns in op["inputs"].values() for n in ns if n]:
+                read.add((names.home(b["idx"], n), n))
                 if with_vars:
                     g.edge(names.var(b["idx"], n), me)
                 elif (names.home(b["idx"], n), n) in writer:
                     g.edge(writer[(names.home(b["idx"], n), n)], me)
             for n in [n for ns in op["outputs"].values() for n in ns if n]:
-                if with_vars:
+                key = (names.home(b["idx"], n), n)
+                if with_vars and key in read:  # an update of something read before (sgd -> weight): no cycle
+                    g.edge(me, names.var(b["idx"], n), style="dashed", constraint="false")
+                elif with_vars:
                     g.edge(me, names.var(b["idx"], n))
-                writer[(names.home(b["idx"], n), n)] = me
+                writer[key] = me
             labels = _SUB_LABELS.get(op["type"], ())
             for k, idx in enumerate(op["sub_blocks"]):
                 if not 0 <= idx < len(blocks):

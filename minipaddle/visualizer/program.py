@@ -408,10 +408,27 @@ def _record_run(program, col: ProgramCollector, feed: dict, fetch_list) -> list:
     return rec.sections()["program_runs"]
 
 
+def _outside_static_runs(on_op):
+    """The recorder's "op" handler, skipping eager ops a static op runs inside Executor.run (a
+    backward_rule's formula, an update rule): they are part of that op's step in program_runs."""
+    if getattr(on_op, "_skips_static_runs", False):
+        return on_op
+
+    def handler(builder, e: dict) -> None:
+        rec = builder.__dict__.get("_program_recording")
+        if rec is not None and rec.active:
+            return
+        on_op(builder, e)
+    handler._skips_static_runs = True
+    return handler
+
+
 def install(handlers: dict) -> None:
     """Add this module's handlers to a TraceBuilder's handler table (builder._HANDLERS)."""
     for kind, fn in HANDLERS.items():
         handlers.setdefault(kind, fn)
+    if "op" in handlers:
+        handlers["op"] = _outside_static_runs(handlers["op"])
 
 
 __all__ = ["ProgramCollector", "ProgramRecording", "install", "op_to_dict", "pass_diff", "pass_diffs_section",
