@@ -55,6 +55,12 @@ kind "autotune" -- a kernel (or DataLoader num_workers) choice was measured or r
     source ("tuned" / "cache"), step -- see minipaddle/framework/autotune.py
 kind "pass_applied" -- a static-graph pass ran (framework/static/passes)
     pass, report, before, after    the pass name, its PassReport, the programs before and after
+kind "program_built" -- a Program was built for the user (jit.to_static's concrete program); a recorder
+                       adds it to the trace's programs
+    program     Program
+    role        str             "dy2static", "main", "inference", ...
+    name        str             a label ("to_static: Net.forward")
+    origin      dict | None     see minipaddle.visualizer.program.dy2static_origin
 kind "executor_run_begin" -- static.Executor.run starts running a program (framework/static/executor.py)
     executor    Executor
     program     Program         the program about to run

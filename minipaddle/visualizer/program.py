@@ -122,6 +122,26 @@ def check_origin(origin: dict | None) -> dict | None:
     return {k: origin[k] for k in _ORIGIN_KEYS}
 
 
+def dy2static_origin(function) -> dict:
+    """The `origin` of a program `@paddle.jit.to_static` built: the function's name, file, first
+    line, its source and the converted source (`static_function.code`). `function` is the
+    StaticFunction (what `to_static` returns, or `layer.forward` after decorating)."""
+    import inspect
+    import textwrap
+    wrapped = getattr(function, "__wrapped__", None)
+    if wrapped is None or not hasattr(function, "code"):
+        raise invalid_argument("dy2static_origin", f"expected a StaticFunction (made by paddle.jit.to_static), got "
+                                                   f"{type(function).__name__}.")
+    try:
+        original = textwrap.dedent(inspect.getsource(wrapped))
+        path = inspect.getsourcefile(wrapped) or wrapped.__code__.co_filename
+    except (OSError, TypeError):
+        original, path = "", wrapped.__code__.co_filename
+    return {"kind": "dy2static", "function": wrapped.__qualname__, "file": path,
+            "first_line": int(wrapped.__code__.co_firstlineno), "original_source": original,
+            "transformed_source": function.code}
+
+
 def _same_program(a: dict, b: dict) -> bool:
     return a["blocks"] == b["blocks"] and a["origin"] == b["origin"]
 
@@ -344,12 +364,21 @@ def _on_run_end(builder, e: dict) -> None:
     recording_of(builder).run_end(builder, e)
 
 
+def _on_program_built(builder, e: dict) -> None:
+    rec = recording_of(builder)
+    program = e["program"]
+    before = len(rec.collector.programs)
+    role = e.get("role") or _role_of(program)
+    rec.collector.add(program, e.get("name") or role, role, e.get("origin"))
+    builder.bytes_used += OP_BYTES * program.num_ops() * (len(rec.collector.programs) - before)
+
+
 def _on_pass_applied(builder, e: dict) -> None:
     recording_of(builder).pass_applied(builder, e)
 
 
 HANDLERS = {"executor_run_begin": _on_run_begin, "executor_op": _on_executor_op, "executor_run_end": _on_run_end,
-            "pass_applied": _on_pass_applied}
+            "pass_applied": _on_pass_applied, "program_built": _on_program_built}
 
 
 # ---- one call for a notebook ------------------------------------------------------------------------
@@ -359,7 +388,8 @@ def show_program(program=None, passes=False, feed: dict | None = None, fetch_lis
     """A notebook MIME bundle of a static Program: the trace document holding it (for the
     JupyterLab extension), an SVG drawing (text/html) and a one-line text.
 
-    program: a static.Program (default: paddle.static.default_main_program()).
+    program: a static.Program (default: paddle.static.default_main_program()), or a function made by
+        `paddle.jit.to_static`: its concrete_program, with the original and the converted source.
     passes: True runs `apply_passes(program, fetch_list)` (or a list of pass names / a BuildStrategy)
         and adds every intermediate program and each pass's diff.
     feed: with a feed, the (optimized) program is also run once and recorded op by op -- in a copy of
@@ -373,8 +403,13 @@ def show_program(program=None, passes=False, feed: dict | None = None, fetch_lis
     from ..framework.static.program import Program
     from ..notebook.display import program_bundle
     program = default_main_program() if program is None else program
+    if hasattr(program, "concrete_program") and hasattr(program, "__wrapped__"):  # a to_static function
+        origin = dy2static_origin(program) if origin is None else origin
+        name = name or f"to_static: {origin['function']}"
+        program = program.concrete_program.main_program
     if not isinstance(program, Program):
-        raise invalid_argument("show_program", f"program must be a static.Program, got {type(program).__name__}.")
+        raise invalid_argument("show_program", f"program must be a static.Program or a to_static function, got "
+                                               f"{type(program).__name__}.")
     col = ProgramCollector()
     role = "dy2static" if origin is not None else _role_of(program)
     col.add(program, name or role, role, origin)
@@ -431,5 +466,5 @@ def install(handlers: dict) -> None:
         handlers["op"] = _outside_static_runs(handlers["op"])
 
 
-__all__ = ["ProgramCollector", "ProgramRecording", "install", "op_to_dict", "pass_diff", "pass_diffs_section",
-           "program_to_dict", "show_program", "source_of", "tensor_summary"]
+__all__ = ["ProgramCollector", "ProgramRecording", "dy2static_origin", "install", "op_to_dict", "pass_diff",
+           "pass_diffs_section", "program_to_dict", "show_program", "source_of", "tensor_summary"]

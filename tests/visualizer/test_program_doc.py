@@ -434,3 +434,50 @@ def test_trace_html_shows_programs_diffs_and_runs():
     assert "<script" not in html
     if dot_available():
         assert html.count("<svg") >= 2
+
+
+# ---- dy2static ----------------------------------------------------------------------------------
+
+class _Branchy(paddle.nn.Layer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = paddle.nn.Linear(4, 3)
+
+    @paddle.jit.to_static
+    def forward(self, x):
+        y = self.fc(x)
+        if paddle.mean(y) > 0:
+            y = y * 2
+        else:
+            y = y - 1
+        return paddle.nn.functional.relu(y)
+
+
+def test_a_to_static_function_shows_as_a_dy2static_program_with_its_sources():
+    from minipaddle.visualizer.program import dy2static_origin
+    net = _Branchy()
+    net(paddle.ones([2, 4]))
+    origin = dy2static_origin(net.forward)
+    assert origin["function"] == "_Branchy.forward" and origin["file"] == __file__
+    assert origin["original_source"].startswith("@paddle.jit.to_static\ndef forward(self, x):")
+    assert "convert_ifelse" in origin["transformed_source"]
+    lines = open(__file__).read().splitlines()
+    assert lines[origin["first_line"] - 1].strip() == "@paddle.jit.to_static"
+    doc = check(show_program(net.forward)[MIME_TYPE])
+    (p,) = doc["programs"]
+    assert p["role"] == "dy2static" and p["name"] == "to_static: _Branchy.forward" and p["origin"] == origin
+    cond = next(op for op in p["blocks"][0]["ops"] if op["type"] == "cond")
+    assert cond["source"]["file"] == __file__ and cond["source"]["code"] == "if paddle.mean(y) > 0:"
+    with pytest.raises(InvalidArgument, match="expected a StaticFunction"):
+        dy2static_origin(lambda x: x)
+
+
+def test_a_program_built_event_adds_the_program_to_a_recording():
+    net = _Branchy()
+    net(paddle.ones([2, 4]))
+    from minipaddle.visualizer.program import dy2static_origin
+    with paddle.debug.record() as rec:
+        instrument.emit({"kind": "program_built", "program": net.forward.concrete_program.main_program,
+                         "role": "dy2static", "name": "to_static: forward", "origin": dy2static_origin(net.forward)})
+    doc = validated(rec.trace)
+    assert [(p["role"], p["name"]) for p in doc["programs"]] == [("dy2static", "to_static: forward")]
