@@ -200,7 +200,7 @@ def test_show_program_with_passes_and_a_feed_runs_in_a_scratch_scope():
 
 
 def test_show_program_rejects_what_is_not_a_program():
-    with pytest.raises(InvalidArgument, match="show_program: program must be a static.Program, got dict"):
+    with pytest.raises(InvalidArgument, match="show_program: program must be a static.Program or a to_static function, got dict"):
         show_program({})
 
 
