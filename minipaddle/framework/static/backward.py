@@ -193,38 +193,55 @@ def _as_names(api: str, items) -> set:
 def _run_backward(block: Block, targets: list[Variable], seeds: list, no_grad: set, api: str) -> dict:
     """Emit grad ops for `targets` (seeded with `seeds`, None = ones); return name -> [grad Variable]."""
     grads: dict = {}
-    relevant = _relevant_ops(block, [t.name for t in targets])
     with builder.block_guard(block.program, block), builder.op_role("backward"):
         for t, seed in zip(targets, seeds):
             if seed is None:
                 seed = builder.fill_constant(block, t._data.shape, t._data.dtype, 1.0,
                                              name=block.program._unique_name(f"{t.name}@GRAD"), like=t)
             grads.setdefault(t.name, []).append(seed)
-        for i in relevant:
-            op = block.ops[i]
+    _backward_ops(block, block, grads, [t.name for t in targets], no_grad, api)
+    return grads
+
+
+def _backward_ops(src: Block, dest: Block, grads: dict, target_names: list[str], no_grad: set, api: str) -> None:
+    """Walk `src`'s ops the targets depend on, last first, appending their grad ops to `dest`
+    (`src` itself, or a grad sub-block of a control-flow op); `grads` maps name -> [grad Variable]."""
+    from . import control_flow_grad
+    with builder.block_guard(dest.program, dest), builder.op_role("backward"):
+        for i in _relevant_ops(src, target_names):
+            op = src.ops[i]
             if not any(n in grads for n in op.output_names()) or op.type in _NO_INPUT_OPS:
                 continue
-            if op.type in STATIC_OPS or op.sub_blocks:
-                raise unimplemented(api, f"op '{op.type}' has no static backward here (control flow, optimizer "
-                                         "and run-time backward_rule ops cannot be differentiated).",
-                                    hint="differentiate the forward program only; double grad works for "
-                                         "symbolic grad ops.")
-            opdef = get_op(op.type)
-            if opdef.backward is None:
-                continue
-            in_names, out_names = _in_out_names(op, opdef)
-            edges = []
-            for pos, n in enumerate(in_names):
-                v = block._find_var_recursive(n)
-                ok = pos in opdef.differentiable_inputs and not v.stop_gradient and n not in no_grad
-                edges.append(True if ok else None)
-            if all(e is None for e in edges):
-                continue
-            douts = [_total(block, grads, n) for n in out_names]
-            for n, g in zip(in_names, _emit_op_grad(block, op, douts, edges)):
-                if g is not None:
-                    grads.setdefault(n, []).append(g)
-    return grads
+            if op.type == "cond":
+                pairs = control_flow_grad.emit_cond_grad(dest, op, grads, no_grad, api)
+            elif op.type == "while":
+                pairs = control_flow_grad.emit_while_grad(dest, op, grads, no_grad, api)
+            elif op.type in STATIC_OPS or op.sub_blocks:
+                raise unimplemented(api, f"op '{op.type}' has no static backward: it is a run-time "
+                                         f"{'grad' if op.role == 'backward' else op.role} op, and differentiating "
+                                         "it again (double grad through it) is not supported.",
+                                    hint="differentiate the forward program only; double grad works through "
+                                         "symbolic grad ops (shapes known at build time).")
+            else:
+                pairs = _regular_op_grad(dest, op, grads, no_grad)
+            for n, g in pairs:
+                grads.setdefault(n, []).append(g)
+
+
+def _regular_op_grad(dest: Block, op: Operator, grads: dict, no_grad: set) -> list:
+    opdef = get_op(op.type)
+    if opdef.backward is None:
+        return []
+    in_names, out_names = _in_out_names(op, opdef)
+    edges = []
+    for pos, n in enumerate(in_names):
+        v = dest._find_var_recursive(n)
+        ok = pos in opdef.differentiable_inputs and not v.stop_gradient and n not in no_grad
+        edges.append(True if ok else None)
+    if all(e is None for e in edges):
+        return []
+    douts = [_total(dest, grads, n) for n in out_names]
+    return [(n, g) for n, g in zip(in_names, _emit_op_grad(dest, op, douts, edges)) if g is not None]
 
 
 def _named_grad(block: Block, grads: dict, name: str, claimed: set, forward_names: set) -> Variable | None:

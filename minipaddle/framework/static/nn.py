@@ -19,7 +19,7 @@ from ..parameter import unique_name
 from ..tensor import Tensor
 from . import builder
 from .executor import run_sub_block
-from .initializers import static_op
+from .initializers import STATIC_OPS, static_op
 from .program import Block, Program, Variable
 
 
@@ -116,6 +116,16 @@ def _outer_reads(program: Program, blocks: list[Block]) -> list[str]:
     return names
 
 
+def _returned_outer(blocks_outs: list[tuple[Block, list]], reads: list[str]) -> list[str]:
+    """`reads` plus the outer variables a branch/body returns as they are (no op in it reads them)."""
+    names = list(reads)
+    for block, outs in blocks_outs:
+        for v in outs:
+            if v.name not in block.vars and v.name not in names:
+                names.append(v.name)
+    return names
+
+
 def _check_pred(api: str, pred: Variable) -> None:
     if pred._data.dtype != np.bool_ or pred._data.size not in (1, -1):
         raise invalid_argument(api, f"the condition must be a bool Variable with one element, got "
@@ -147,7 +157,8 @@ def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
                                            f"{f._data.dtype}; expected the same dtype.")
         outs.append(parent.create_var(program._unique_name("cond"), _merged_shape(t._data.shape, f._data.shape),
                                       t._data.dtype, stop_gradient=t.stop_gradient and f.stop_gradient))
-    parent.append_op("cond", {"Cond": [pred.name], "Input": _outer_reads(program, [t_block, f_block])},
+    parent.append_op("cond", {"Cond": [pred.name], "Input": _returned_outer(
+                         [(t_block, t_outs), (f_block, f_outs)], _outer_reads(program, [t_block, f_block]))},
                      {"Out": [o.name for o in outs]},
                      {"true_outs": [v.name for v in t_outs], "false_outs": [v.name for v in f_outs]},
                      sub_blocks=[t_block.idx, f_block.idx], source=builder.user_source())
@@ -165,6 +176,9 @@ def run_cond(executor, op, env: dict) -> None:
     local = run_sub_block(executor, op.block.program, idx, env, {})
     for out, name in zip(op.outputs["Out"], names):
         env[out] = local[name]
+    if op.attrs.get("save_scope"):  # cond_grad runs the taken branch's grad block on these values
+        own = op.block.program.blocks[idx].vars
+        env[op.outputs["Scope"][0]] = (taken, {k: local[k] for k in own if k in local})
 
 
 # ---- while_loop -------------------------------------------------------------------------------
@@ -192,6 +206,7 @@ def while_loop(cond, body, loop_vars, is_test: bool = False, name=None) -> list:
     b_block, b_outs, _ = _build_sub_block(program, parent, body, inits)
     if len(b_outs) != len(inits):
         raise invalid_argument("while_loop", f"body returned {len(b_outs)} values for {len(inits)} loop_vars.")
+    _carry_differentiable(program, b_block, inits, b_outs)
     outs = []
     for i, (v, b) in enumerate(zip(inits, b_outs)):
         if v._data.dtype != b._data.dtype:
@@ -199,12 +214,49 @@ def while_loop(cond, body, loop_vars, is_test: bool = False, name=None) -> list:
                                                  f"{b._data.dtype}; a loop var keeps its dtype.")
         outs.append(parent.create_var(program._unique_name("while"), _merged_shape(v._data.shape, b._data.shape),
                                       v._data.dtype, stop_gradient=v.stop_gradient and b.stop_gradient))
-    parent.append_op("while", {"X": [v.name for v in inits], "Input": _outer_reads(program, [c_block, b_block])},
+    parent.append_op("while", {"X": [v.name for v in inits], "Input": _returned_outer(
+                         [(b_block, b_outs)], _outer_reads(program, [c_block, b_block]))},
                      {"Out": [o.name for o in outs]},
                      {"cond_inputs": [p.name for p in c_block.placeholders], "cond_out": c_outs[0].name,
                       "body_inputs": [p.name for p in b_block.placeholders], "body_outs": [v.name for v in b_outs]},
                      sub_blocks=[c_block.idx, b_block.idx], source=builder.user_source())
     return outs
+
+
+def _carry_differentiable(program: Program, body: Block, inits: list, outs: list) -> None:
+    """A loop var whose init is a constant but whose body result depends on a weight carries a
+    gradient from one iteration to the next: mark its placeholder (and what it feeds) differentiable."""
+    for _ in range(len(inits)):
+        changed = False
+        for p, v, b in zip(body.placeholders, inits, outs):
+            if p.stop_gradient and p._data.dtype.kind == "f" and not (v.stop_gradient and b.stop_gradient):
+                p.stop_gradient = False
+                changed = True
+        if not changed:
+            return
+        _refresh_stop_gradient(program, body)
+
+
+def _refresh_stop_gradient(program: Program, block: Block) -> None:
+    """Forward-propagate stop_gradient=False through `block`'s ops (and their sub-blocks)."""
+    from ..registry import get_op
+    for op in block.ops:
+        for idx in op.sub_blocks:
+            _refresh_stop_gradient(program, program.blocks[idx])
+        ins = [block._find_var_recursive(n) for n in op.input_names()]
+        if op.sub_blocks:
+            live = any(v is not None and not v.stop_gradient for v in ins)
+        elif op.type in STATIC_OPS:
+            live = False
+        else:
+            opdef = get_op(op.type)
+            live = opdef.backward is not None and any(
+                not v.stop_gradient for i, v in enumerate(ins) if v is not None and i in opdef.differentiable_inputs)
+        if live:
+            for n in op.output_names():
+                v = block.vars.get(n)
+                if v is not None and v._data.dtype.kind == "f":
+                    v.stop_gradient = False
 
 
 @static_op("while")
@@ -213,11 +265,20 @@ def run_while(executor, op, env: dict) -> None:
     program = op.block.program
     values = [env[n] for n in op.inputs["X"]]
     cond_idx, body_idx = op.sub_blocks
+    own = program.blocks[body_idx].vars
+    step_scopes = [] if a.get("save_step_scopes") else None  # while_grad walks these in reverse
     while True:
         local = run_sub_block(executor, program, cond_idx, env, dict(zip(a["cond_inputs"], values)))
         if not bool(np.asarray(local[a["cond_out"]]).reshape(-1)[0]):
             break
         local = run_sub_block(executor, program, body_idx, env, dict(zip(a["body_inputs"], values)))
         values = [local[n] for n in a["body_outs"]]
+        if step_scopes is not None:
+            step_scopes.append({k: local[k] for k in own if k in local})
     for out, value in zip(op.outputs["Out"], values):
         env[out] = value
+    if step_scopes is not None:
+        env[op.outputs["StepScopes"][0]] = step_scopes
+
+
+from . import control_flow_grad  # noqa: E402,F401 - registers cond_grad / while_grad with the Executor
