@@ -62,6 +62,9 @@ def summary_line(trace) -> str:
         where = f" in {first['layer']}" if first["layer"] else ""
         parts.append(f"{doc['nan_inf']['count']} NaN/Inf (first: {first['op']}{where}, step {first['step']})")
     parts.append(f"{doc['recording']['dropped_steps']} dropped steps")
+    if doc.get("programs"):  # static programs seen while recording
+        parts.append(f"{len(doc['programs'])} static programs, {len(doc.get('pass_diffs', []))} pass diffs, "
+                     f"{len(doc.get('program_runs', []))} Executor runs")
     return "minipaddle trace: " + ", ".join(parts)
 
 

@@ -189,6 +189,9 @@ class Trace:
                 f"{len(self.steps)} steps, {len(self._doc['tensors'])} tensors")
         if rec["dropped_steps"]:
             text += f", {rec['dropped_steps']} oldest steps dropped"
+        if self._doc.get("programs"):
+            text += (f", {len(self._doc['programs'])} static programs, {len(self._doc.get('program_runs', []))} "
+                     "Executor runs")
         first = self.first_nan_inf
         if first is not None:
             text += f", first NaN/Inf from {first['op']} at step {first['step']}"
