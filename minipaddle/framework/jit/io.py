@@ -184,7 +184,12 @@ def _from_static_function(api: str, static_fn, specs, layer) -> Traced:
     program = concrete.main_program
     feeds = [v.name for v in concrete.inputs if isinstance(v, Variable)]
     outs, structure = _flatten_outputs(api, concrete.outputs)
-    if structure != "single" and len(outs) == 1:  # a concrete program lists its outputs even when one
+    out_spec = getattr(concrete, "_out_spec", None)  # (structure, leaves): what the function returned
+    if out_spec is not None and out_spec[0] is None:
+        structure = "single"
+    elif out_spec is not None and out_spec[0][0] in (tuple, list):
+        structure = out_spec[0][0].__name__
+    elif len(outs) == 1:  # a concrete program lists its outputs even when there is one
         structure = "single"
     tensors = {p.name: p for p in getattr(concrete, "parameters", None) or []}
     if isinstance(layer, Layer):
