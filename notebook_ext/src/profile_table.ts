@@ -7,6 +7,7 @@
 import { duration, el } from './format';
 import { ProfileSection, ProfileStat, SORT_KEYS, SortKey, ratioBase, sortStats } from './profile_types';
 
+/** FLOPs with an SI prefix (7680 -> '7.68 K'); '–' where an op has none. */
 export function flopsText(n: number | null | undefined): string {
   if (n === null || n === undefined) return '–';
   const units: [number, string][] = [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'K']];

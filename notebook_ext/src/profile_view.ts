@@ -240,7 +240,9 @@ export class Timeline {
     lane.rows.forEach((row, depth) => {
       const y = top + depth * ROW_H + 1;
       const drawn = drawRow(row, spans, this.scale, MIN_PX, lit);
-      for (const [runs, cls] of [[drawn.dense, 'mp-span-dense'], [drawn.denseHighlighted, 'mp-span-dense mp-highlight']] as const) {
+      const dense = `mp-span-dense mp-dense-${lane.lane}`;
+      const groups: [[number, number][], string][] = [[drawn.dense, dense], [drawn.denseHighlighted, `${dense} mp-highlight`]];
+      for (const [runs, cls] of groups) {
         if (!runs.length) continue;
         const d = runs.map(([a, b]) => `M${a} ${y}h${b - a}v${ROW_H - 2}h${a - b}z`).join('');
         g.appendChild(svg('path', { d, class: cls }));

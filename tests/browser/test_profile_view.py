@@ -63,24 +63,29 @@ LINKED = """with paddle.debug.record(values="none") as rec, Profiler(with_flops=
         prof.step(8)
 display({MIME_TYPE: prof.result.trace_document(rec), "text/plain": "graph + profile"}, raw=True)"""
 
+LONG = """%%paddle_profile
+for _ in range(1000):  # ~22 spans a step: more than the 20k spans the timeline keeps
+    train_step()"""
+
 NOTEBOOK_NAME = "profile_view.ipynb"
 OPS = {"linear", "relu", "cross_entropy_with_softmax", "linear_grad", "relu_grad"}
 
 
-def _write_notebook(lab) -> None:
+def _write_notebook(lab, name: str, sources: list[str]) -> None:
     cells = [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {}, "outputs": [],
-              "source": source} for i, source in enumerate([SETUP, MAGIC, LINKED])]
+              "source": source} for i, source in enumerate(sources)]
     doc = {"cells": cells, "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
                                                          "name": "python3"}}, "nbformat": 4, "nbformat_minor": 5}
-    (lab.root_dir / NOTEBOOK_NAME).write_text(json.dumps(doc, indent=1))
+    (lab.root_dir / name).write_text(json.dumps(doc, indent=1))
 
 
-def _profiled(page, lab):
-    _write_notebook(lab)
-    open_notebook(page, lab, NOTEBOOK_NAME)
+def _profiled(page, lab, name: str = NOTEBOOK_NAME, sources: tuple = (SETUP, MAGIC, LINKED)):
+    """Run the notebook `name` (written from `sources`); its trace outputs, once all are attached."""
+    _write_notebook(lab, name, list(sources))
+    open_notebook(page, lab, name)
     run_all(page)
     traces = page.locator(f'{NOTEBOOK} [data-testid="mp-trace"]')
-    traces.nth(1).wait_for(state="attached", timeout=30_000)
+    traces.nth(len(sources) - 2).wait_for(state="attached", timeout=30_000)
     return traces
 
 
@@ -169,6 +174,7 @@ def test_timeline_zooms_hovers_and_a_span_click_selects_the_graph_node(page, lab
     assert range_label.text_content() == whole
 
     span = _node_span(page, timeline)
+    timeline.screenshot(path=str(ARTIFACTS / "profile-timeline-zoomed.png"), timeout=10_000)
     node_id = span.get_attribute("data-node")
     span.hover()
     tip = timeline.locator('[data-testid="mp-timeline-tooltip"]')
@@ -187,3 +193,23 @@ def test_timeline_zooms_hovers_and_a_span_click_selects_the_graph_node(page, lab
     root.locator('[data-testid="mp-tab-profile"]').click()
     marked = timeline.locator('[data-testid="mp-timeline-span"].mp-selected')
     assert marked.count() == 1 and marked.get_attribute("data-node") == node_id
+
+
+def test_long_profile_stays_fast_and_reports_dropped_spans(page, lab, extension) -> None:
+    root = _profiled(page, lab, "profile_long.ipynb", (SETUP, LONG)).nth(0)
+    opened = root.locator('[data-testid="mp-tab-profile"]').evaluate(
+        "el => { const t = performance.now(); el.click(); return performance.now() - t; }")
+    view = root.locator('[data-testid="mp-profile-view"]')
+    view.wait_for(state="visible", timeout=10_000)
+    timeline = view.locator('[data-testid="mp-timeline"]')
+    dropped = timeline.locator('[data-testid="mp-timeline-dropped"]').text_content() or ""
+    assert "more spans were recorded" in dropped and "first 20000" in dropped, dropped
+    # 20k spans: what is drawn is bounded by the pixels, and a zoom redraws at interactive speed
+    drawn = timeline.locator("svg *").count()
+    assert drawn < 6_000, f"{drawn} SVG elements for the whole window"
+    zoom = timeline.locator('[data-testid="mp-timeline-zoom-in"]')
+    times = [zoom.evaluate("el => { const t = performance.now(); el.click(); return performance.now() - t; }")
+             for _ in range(3)]
+    assert opened < 2_000 and max(times) < 300, f"opening the tab took {opened:.0f} ms, zooms {times} ms"
+    view.locator('[data-testid="mp-profile-row"][data-op="linear"]').click()
+    assert timeline.locator(".mp-highlight").count() >= 1
