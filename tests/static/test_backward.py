@@ -107,12 +107,35 @@ def test_backward_errors():
         static.append_backward(paddle.to_tensor(1.0))
     main = static.Program()
     with static.program_guard(main):
-        x = static.data("x", [None, 3], "float32")
+        x = static.data("x", [None, 3], "float64")
         x.stop_gradient = False
-        loss = paddle.mean(x * 2.0)  # mean's rule needs the batch size: a run-time backward_rule op
+        loss = paddle.mean(x * x)  # mean's rule needs the batch size: a run-time backward_rule op
         (g,) = static.gradients([loss], [x])
-        with pytest.raises(Unimplemented, match="backward_rule"):
-            static.gradients([paddle.sum(g)], [x])
+        (gg,) = static.gradients([paddle.sum(paddle.mean(g * g * g))], [x])  # its grad: backward_rule_grad
+        with pytest.raises(Unimplemented, match="backward_rule_grad"):
+            static.gradients([paddle.sum(gg)], [x])
+
+
+def _rule_heavy(x):
+    return paddle.mean(paddle.tanh(x) * x) + paddle.mean(F.softmax(x, axis=-1) ** 2)
+
+
+def test_double_grad_through_run_time_backward_rules_equals_eager():
+    main = static.Program()
+    with static.program_guard(main):
+        x = static.data("x", [None, 3], "float64")
+        x.stop_gradient = False
+        (g,) = static.gradients([_rule_heavy(x)], [x])
+        (gg,) = static.gradients([paddle.sum(g * g)], [x])
+    types = [op.type for op in main.global_block().ops]
+    assert "backward_rule" in types and "backward_rule_grad" in types
+    xs = RNG.standard_normal((4, 3))
+    g_val, gg_val = static.Executor().run(main, feed={"x": xs}, fetch_list=[g, gg])
+    t = paddle.to_tensor(xs, stop_gradient=False)
+    (eg,) = paddle.grad([_rule_heavy(t)], [t], create_graph=True)
+    (egg,) = paddle.grad([paddle.sum(eg * eg)], [t])
+    np.testing.assert_allclose(g_val, eg.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(gg_val, egg.numpy(), rtol=1e-10)
 
 
 def _train(opt_factory, static_mode: bool, steps: int = 5, clip=None, decay=None):

@@ -65,6 +65,8 @@ def test_while_gradients_equal_eager_for_a_data_dependent_trip_count(scale):
     arrays = {"x": scale * RNG.standard_normal((2, 3)), "w": np.abs(RNG.standard_normal(3))}
     main = _check_against_eager(_until_big, arrays, {"x": [None, 3], "w": [3]}, ["x", "w"])
     assert "while_grad" in [op.type for op in main.global_block().ops]
+    test_prog = main.clone(for_test=True)  # inference keeps no step scopes
+    assert not any(op.attrs.get("save_step_scopes") for op in test_prog.global_block().ops)
 
 
 def _accumulate(x, w, n):

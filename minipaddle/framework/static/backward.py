@@ -7,7 +7,10 @@ used twice are summed with `add` ops; broadcast gradients are summed back to the
 
 A rule that needs a shape the program does not know yet (a -1 batch dim, e.g. `mean` dividing by
 the element count) cannot be written out symbolically: that op gets one `backward_rule` op
-instead, which runs the very same rule eagerly when the Executor reaches it.
+instead, which runs the very same rule eagerly when the Executor reaches it. Differentiating a
+`backward_rule` op again (double grad) appends a `backward_rule_grad` op, which replays the rule
+under eager autograd and differentiates it. `cond` / `while` get `cond_grad` / `while_grad` ops
+with grad sub-blocks (control_flow_grad.py).
 """
 from __future__ import annotations
 
@@ -216,6 +219,8 @@ def _backward_ops(src: Block, dest: Block, grads: dict, target_names: list[str],
                 pairs = control_flow_grad.emit_cond_grad(dest, op, grads, no_grad, api)
             elif op.type == "while":
                 pairs = control_flow_grad.emit_while_grad(dest, op, grads, no_grad, api)
+            elif op.type == "backward_rule":
+                pairs = _emit_backward_rule_grad(dest, op, grads, no_grad)
             elif op.type in STATIC_OPS or op.sub_blocks:
                 raise unimplemented(api, f"op '{op.type}' has no static backward: it is a run-time "
                                          f"{'grad' if op.role == 'backward' else op.role} op, and differentiating "
@@ -337,32 +342,107 @@ class _RuntimeNode:
         return f"{self.op.name}_grad"
 
 
-@static_op("backward_rule")
-def run_backward_rule(executor, op: Operator, env: dict) -> None:
+def _apply_rule(op: Operator, grad_names: list[str], xs: list, outs: list, douts: list) -> list:
+    """Run the forward op's eager rule on Tensors `xs`, `outs`, `douts`; one gradient Tensor (or None)
+    per input with a name in `grad_names`, summed to the input's shape and cast to its dtype."""
     from ..autograd.engine import _sum_to_shape as eager_sum_to_shape
-    from ..tensor import Tensor
+    from ..ops.elementwise import cast
     opdef = get_op(op.attrs["forward_type"])
-    xs = [env[n] for n in op.inputs["X"]]
-    outs = [env[n] for n in op.inputs["Out"]]
-    grad_names = op.outputs["XGrad"]
     saved = {}
     for key, index in opdef._save_index.items():
-        saved[key] = Tensor._wrap(xs[index] if index >= 0 else outs[-index - 1])
+        saved[key] = xs[index] if index >= 0 else outs[-index - 1]
     node = _RuntimeNode(opdef, op.attrs["forward_attrs"], saved, [True if n else None for n in grad_names],
-                        [(a.shape, a.dtype) for a in xs], [(a.shape, a.dtype) for a in outs])
-    douts = [Tensor._wrap(env[n] if n else np.zeros(o.shape, o.dtype)) for n, o in zip(op.inputs["OutGrad"], outs)]
+                        [(a._data.shape, a._data.dtype) for a in xs], [(a._data.shape, a._data.dtype) for a in outs])
     result = opdef.backward(node, *douts)
     if type(result) is not tuple:
         result = (result,)
+    grads = []
     for pos, name in enumerate(grad_names):
-        if not name:
-            continue
-        g = result[pos] if pos < len(result) else None
-        if g is None:
-            env[name] = np.zeros(xs[pos].shape, xs[pos].dtype)
-            continue
-        if g._data.shape != xs[pos].shape:
-            g = eager_sum_to_shape(opdef.name, g, xs[pos].shape)
-        data = g._data
-        env[name] = data if data.dtype == xs[pos].dtype else data.astype(xs[pos].dtype)
+        g = result[pos] if name and pos < len(result) else None
+        if g is not None:
+            want = xs[pos]._data
+            if g._data.shape != want.shape:
+                g = eager_sum_to_shape(opdef.name, g, want.shape)
+            if g._data.dtype != want.dtype:
+                g = cast(g, want.dtype)
+        grads.append(g)
+    return grads
 
+
+@static_op("backward_rule")
+def run_backward_rule(executor, op: Operator, env: dict) -> None:
+    from ..tensor import Tensor
+    xs = [Tensor._wrap(env[n]) for n in op.inputs["X"]]
+    outs = [Tensor._wrap(env[n]) for n in op.inputs["Out"]]
+    douts = [Tensor._wrap(env[n] if n else np.zeros(o._data.shape, o._data.dtype))
+             for n, o in zip(op.inputs["OutGrad"], outs)]
+    for name, x, g in zip(op.outputs["XGrad"], xs, _apply_rule(op, op.outputs["XGrad"], xs, outs, douts)):
+        if name:
+            env[name] = np.zeros(x._data.shape, x._data.dtype) if g is None else g._data
+
+
+# ---- double grad through a run-time rule ------------------------------------------------------
+_RULE_SLOTS = ("X", "Out", "OutGrad")
+
+
+def _emit_backward_rule_grad(dest: Block, op: Operator, grads: dict, no_grad: set) -> list:
+    """A `backward_rule_grad` op: at run time it replays the rule under eager autograd and
+    differentiates it (the rule is written with minipaddle ops, so it is differentiable)."""
+    ddx = [_total(dest, grads, n) if n else None for n in op.outputs["XGrad"]]
+    if all(d is None for d in ddx):
+        return []
+    wrt = {slot: [n if n and wants_grad(dest, n, no_grad) else "" for n in op.inputs[slot]] for slot in _RULE_SLOTS}
+    if not any(n for names in wrt.values() for n in names):
+        return []
+    pairs, outs = [], {}
+    for slot in _RULE_SLOTS:
+        outs[slot + "@GRAD"] = []
+        for n in wrt[slot]:
+            if not n:
+                outs[slot + "@GRAD"].append("")
+                continue
+            v = dest._find_var_recursive(n)
+            g = dest.create_var(dest.program._unique_name(f"{n}@GRAD"), v._data.shape, v._data.dtype,
+                                stop_gradient=False)
+            outs[slot + "@GRAD"].append(g.name)
+            pairs.append((n, g))
+    inputs = {slot: list(op.inputs[slot]) for slot in _RULE_SLOTS}
+    inputs["XGradGrad"] = [d.name if d is not None else "" for d in ddx]
+    dest.append_op("backward_rule_grad", inputs, outs, dict(op.attrs, x_grads=list(op.outputs["XGrad"])),
+                   source=op.source, role="backward")
+    return pairs
+
+
+def wants_grad(block: Block, name: str, no_grad: set) -> bool:
+    var = block._find_var_recursive(name)
+    return var is not None and var._data.dtype.kind == "f" and not var.stop_gradient and name not in no_grad
+
+
+@static_op("backward_rule_grad")
+def run_backward_rule_grad(executor, op: Operator, env: dict) -> None:
+    from ..autograd import grad as eager_grad
+    from ..autograd import mode
+    from ..tensor import Tensor
+    tensors = {}
+    for slot in _RULE_SLOTS:
+        tensors[slot] = []
+        for n, g in zip(op.inputs[slot], op.outputs[slot + "@GRAD"]):
+            t = Tensor._wrap(env[n]) if n else None
+            if t is not None:
+                t.stop_gradient = not g
+            tensors[slot].append(t)
+    outs = tensors["Out"]
+    douts = [t if t is not None else Tensor._wrap(np.zeros(o._data.shape, o._data.dtype))
+             for t, o in zip(tensors["OutGrad"], outs)]
+    prev, mode.grad_enabled = mode.grad_enabled, True
+    try:
+        results = _apply_rule(op, op.attrs["x_grads"], tensors["X"], outs, douts)
+        pairs = [(r, env[d]) for r, d in zip(results, op.inputs["XGradGrad"])
+                 if r is not None and d and not r.stop_gradient]  # a rule result may not depend on them
+        wrt = [(t, g) for slot in _RULE_SLOTS for t, g in zip(tensors[slot], op.outputs[slot + "@GRAD"]) if g]
+        got = eager_grad([r for r, _ in pairs], [t for t, _ in wrt], [Tensor._wrap(d) for _, d in pairs],
+                         allow_unused=True) if pairs else [None] * len(wrt)
+    finally:
+        mode.grad_enabled = prev
+    for (t, name), g in zip(wrt, got):
+        env[name] = np.zeros(t._data.shape, t._data.dtype) if g is None else g._data

@@ -25,14 +25,10 @@ from __future__ import annotations
 import numpy as np
 
 from . import builder
+from .backward import wants_grad
 from .executor import run_sub_block
 from .initializers import static_op
 from .program import Block, Operator, Variable
-
-
-def wants_grad(block: Block, name: str, no_grad: set) -> bool:
-    var = block._find_var_recursive(name)
-    return var is not None and var._data.dtype.kind == "f" and not var.stop_gradient and name not in no_grad
 
 
 def _mark_saving(op: Operator, dest: Block, slot: str, attr: str) -> str:

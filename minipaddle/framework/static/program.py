@@ -378,6 +378,9 @@ class Program:
                         op.attrs["training"] = False
                     if "is_test" in op.attrs:
                         op.attrs["is_test"] = True
+                    for flag in ("save_scope", "save_step_scopes"):  # no grad op will read them
+                        if flag in op.attrs:
+                            op.attrs[flag] = False
             new._lr_sources = []
         return new
 
