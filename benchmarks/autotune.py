@@ -11,6 +11,9 @@ the tuning cost: every candidate warmed up (numba compiles or loads from its cac
 the real inputs -- and then the steady per-call time of the winner. The two kinds of process
 alternate over rounds, so a busy moment of the shared machine hits both; tables show medians.
 Candidates: matmul BLAS vs the numba tiled loop; each conv op im2col+BLAS vs direct numba loops.
+The last rows time whole training steps (benchmarks/train_mlp.py and train_lenet.py) with the same
+default / tuned processes: kernels chosen one op at a time must also pay off together (a numba
+thread pool that just ran can slow the next BLAS call down, which no single-op timing sees).
 """
 from __future__ import annotations
 
@@ -84,6 +87,41 @@ def worker(mode: str) -> dict:
     return results
 
 
+# whole training steps, from the training benchmarks: does the per-op choice pay off end to end?
+STEPS = {"mlp train step": "train_mlp", "lenet train step": "train_lenet"}
+TUNING_STEPS = 2   # the tuned process tunes during the first two steps (the second one meets the backward's
+                   # shapes of the first step's ops again: all hits), then runs the winners
+
+
+def step_worker(mode: str) -> dict:
+    """Per training step: the first TUNING_STEPS steps (tuning in "tuned") and the steady time after them."""
+    import importlib
+    sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
+    import minipaddle as paddle
+    from minipaddle.framework import autotune
+    results = {}
+    for name, module in STEPS.items():
+        autotune.reset()
+        if mode == "tuned":
+            paddle.incubate.autotune.set_config({"kernel": {"enable": True, "tuning_range": [0, TUNING_STEPS],
+                                                            "cache_dir": None}})
+        step, _ = importlib.import_module(module).minipaddle_step()
+        start = time.perf_counter()
+        for _ in range(TUNING_STEPS):
+            step()
+        first = time.perf_counter() - start
+        number = max(1, int(0.2 / max(first / TUNING_STEPS, 1e-6)))
+        per_step = min(timeit.repeat(step, number=number, repeat=5)) / number
+        winners = sorted({f"{k.split('|')[0]}:{v['winner']}" for k, v in autotune.cache_entries().items()
+                          if v["winner"] not in ("blas", "im2col", "col2im", "numpy")})
+        results[name] = {"first_ms": first * 1e3, "us": per_step * 1e6,
+                         "winner": ",".join(w for w in winners if w.split(":")[0] in ("conv2d", "conv2d_transpose",
+                                                                                      "conv2d_grad_filter", "matmul"))
+                         or ("defaults" if mode == "tuned" else None)}
+    autotune.reset()
+    return results
+
+
 def run(mode: str) -> dict:
     env = dict(os.environ)
     env.setdefault("OMP_NUM_THREADS", "2")
@@ -98,17 +136,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", help="also write the medians here")
-    parser.add_argument("--worker", choices=("default", "tuned"), help=argparse.SUPPRESS)
+    parser.add_argument("--worker", choices=("default", "tuned", "default-steps", "tuned-steps"),
+                        help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(worker(args.worker)))
+        mode, _, steps = args.worker.partition("-")
+        print(json.dumps(step_worker(mode) if steps else worker(mode)))
         return
     runs = {"default": [], "tuned": []}
     for _ in range(args.rounds):
         for mode in runs:
-            runs[mode].append(run(mode))
+            runs[mode].append({**run(mode), **run(f"{mode}-steps")})
     rows = []
-    for name in CASES:
+    for name in [*CASES, *STEPS]:
         default_us = statistics.median(r[name]["us"] for r in runs["default"])
         tuned_us = statistics.median(r[name]["us"] for r in runs["tuned"])
         winners = sorted({r[name]["winner"] or "(one kernel)" for r in runs["tuned"]})
@@ -119,10 +159,12 @@ def main() -> None:
                      "tuning_cost_ms": cost_ms - plain_first})
     print(f"autotune benchmark: {platform.processor() or platform.machine()}, {os.cpu_count()} cpus, "
           f"{args.rounds} rounds, medians")
-    print(f"{'case':<15}{'default µs':>12}  {'tuned winner':<14}{'tuned µs':>10}{'speedup':>9}{'tuning ms':>11}")
+    print(f"{'case':<17}{'default µs':>12}{'tuned µs':>10}{'speedup':>9}{'tuning ms':>11}  tuned winner")
     for r in rows:
-        print(f"{r['case']:<15}{r['default_us']:>12.1f}  {r['tuned_winner']:<14}{r['tuned_us']:>10.1f}"
-              f"{r['speedup']:>8.2f}x{r['tuning_cost_ms']:>11.1f}")
+        print(f"{r['case']:<17}{r['default_us']:>12.1f}{r['tuned_us']:>10.1f}"
+              f"{r['speedup']:>8.2f}x{r['tuning_cost_ms']:>11.1f}  {r['tuned_winner']}")
+    print(f"train steps: the first {TUNING_STEPS} steps tune (tuning ms: their extra time), µs is a steady step; "
+          "the winner column lists the non-default conv/matmul choices")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
 

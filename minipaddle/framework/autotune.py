@@ -1,8 +1,8 @@
 """Kernel autotuning and DataLoader tuning, after Paddle's AutoTuneStatus / AlgorithmsCache.
 
 Several kernels may serve one op for one dtype (matmul: numpy's BLAS and a blocked numba loop;
-add, exp, ...: a numpy ufunc and a numba one). Which is faster depends on the shapes and on the
-machine, so with kernel tuning on (`paddle.incubate.autotune.set_config`) minipaddle measures:
+conv2d and its two grad ops: im2col + BLAS and direct numba loops; add, exp, ...: a numpy ufunc and
+a numba one). Which is faster depends on the shapes and on the machine, so with kernel tuning on (`paddle.incubate.autotune.set_config`) minipaddle measures:
 
     step 0                 ops run their default kernel (the first step pays numba's compiles)
     steps in tuning_range  the first call of an op on a new *shape class* times every candidate
