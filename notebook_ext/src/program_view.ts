@@ -343,6 +343,17 @@ function row(table: HTMLElement, key: string, value: string | Node): void {
   table.appendChild(tr);
 }
 
+/** An attribute's value: JSON, or for long / multi-line text (a fused op's generated kernel source)
+ * its first line, unfolding to the whole text. */
+export function attrValue(value: unknown): HTMLElement {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  if (text === undefined || (text.length <= 80 && !text.includes('\n'))) return el('code', undefined, String(text));
+  const box = el('details', 'mp-attr-long');
+  box.appendChild(el('summary', undefined, clip(text.split('\n')[0], 60)));
+  box.appendChild(el('pre', undefined, text));
+  return box;
+}
+
 function summaryBox(title: string, t: TensorSummary | null): HTMLElement {
   const box = el('div', 'mp-state');
   box.appendChild(el('div', 'mp-state-title', title));
@@ -398,7 +409,8 @@ export class ProgramView {
     const programs = doc.programs ?? [];
     this.programs = new Map(programs.map(p => [p.id, p]));
     const runs = doc.program_runs ?? [];
-    this.program = programs.find(p => runs.some(r => r.program === p.id)) ?? programs[0];
+    // the program the latest run ran (in a training loop: the optimized program), else the first
+    this.program = this.programs.get(runs[runs.length - 1]?.program ?? '') ?? programs[0];
     this.node = el('div', 'mp-program-view');
     this.node.dataset.testid = 'mp-program-view';
     const bar = el('div', 'mp-toolbar');
@@ -687,7 +699,7 @@ export class ProgramView {
       `${k}: ${names.filter(n => n).map(n => `${n} ${shapeOf(program.blocks[declaringBlock(program, block, n)]?.vars.find(v => v.name === n))}`.trim()).join(', ')}`).join('\n');
     row(table, 'inputs', el('code', 'mp-slots', slot(op.inputs) || '–'));
     row(table, 'outputs', el('code', 'mp-slots', slot(op.outputs) || '–'));
-    if (Object.keys(op.attrs).length) row(table, 'attrs', el('code', undefined, JSON.stringify(op.attrs)));
+    for (const [k, value] of Object.entries(op.attrs)) row(table, k, attrValue(value));
     if (op.sub_blocks.length) row(table, 'sub-blocks', op.sub_blocks.map(b => `block ${b}`).join(', '));
     if (op.source) row(table, 'source', el('code', undefined, `${op.source.file}:${op.source.line}  ${op.source.code}`));
     const replaced = this.marks?.replaced.get(id);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProgramView, diffMarks, programGraph, programNode, sourceLinks, summaryAt } from '../src/program_view';
+import { ProgramView, attrValue, diffMarks, programGraph, programNode, sourceLinks, summaryAt } from '../src/program_view';
 import { StepModel, blockPath, declaringBlock, programRunSteps } from '../src/steps';
 import { TraceView } from '../src/trace_view';
 import { fixture } from './helpers';
@@ -39,6 +39,18 @@ describe('the program graph (DOT)', () => {
     expect(programNode(P0, 'P0:b1:v:t1_0')).toMatchObject({ kind: 'var', name: 't1_0', v: { shape: [-1, 3] } });
     expect(programNode(P0, 'P1:b0:op0')).toBeNull();
     expect(programNode(P0, 'P0:b0:op99')).toBeNull();
+  });
+});
+
+describe('op attributes in the inspector', () => {
+  it('shows short values as JSON and folds long text (a generated kernel) under its first line', () => {
+    expect(attrValue({ a: [1, 2] }).outerHTML).toBe('<code>{"a":[1,2]}</code>');
+    expect(attrValue(false).textContent).toBe('false');
+    const src = 'def fused_k(x0, out0):\n    for i in range(out0.size):\n        out0[i] = x0[i] * 2\n';
+    const long = attrValue(src);
+    expect(long.tagName).toBe('DETAILS');
+    expect(long.querySelector('summary')?.textContent).toBe('def fused_k(x0, out0):');
+    expect(long.querySelector('pre')?.textContent).toBe(src);
   });
 });
 
@@ -176,6 +188,8 @@ describe('the Program view DOM', () => {
     const text = q(v.node, '[data-testid="mp-program-inspector"]').textContent ?? '';
     expect(text).toMatch(/cond · P0:b0:op5.*Cond: pred \[\] bool.*sub-blocksblock 1, block 2/s);
     expect(marked(v.node, 'main', 'mp-selected')).toEqual(['P0:b0:op5']);
+    clickNode(v.node, 'main', 'P0:b0:op0');
+    expect(q(v.node, '[data-testid="mp-program-inspector"]').textContent).toMatch(/transpose_xfalse/);
     select.value = 'P1';
     select.dispatchEvent(new Event('change'));
     await v.ready;

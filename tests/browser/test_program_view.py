@@ -4,6 +4,8 @@ A notebook cell builds a small static program (an fc layer, an elementwise chain
 `cond` and a `while_loop`) and displays `paddle.visualizer.show_program(main, passes=True, feed=...)`: the trace
 document with the program, every pass's diff and one recorded run of the optimized program. The test clicks
 through the tabs, steps the run (a while body's ops come back once per iteration) and opens the fusion diff.
+A second notebook shows a `@paddle.jit.to_static` function: its source, the converted source and the Program,
+an op linked to the line that made it and a line to its ops.
 Read only through the DOM contract: data-testid mp-tab-*, mp-program-*, mp-pass-*, mp-run-*, g.node[data-node-id].
 """
 from __future__ import annotations
@@ -37,15 +39,32 @@ exe.run(startup)
 display(paddle.visualizer.show_program(main, passes=True, feed={"x": np.ones((2, 4), "float32")},
                                        fetch_list=[m, metric, total]), raw=True)
 """
+DY2STATIC = """\
+import numpy as np
+import minipaddle as paddle
+from IPython.display import display
+
+@paddle.jit.to_static
+def f(x):
+    y = x * 2.0
+    if paddle.mean(y) > 0:
+        y = paddle.tanh(y)
+    else:
+        y = y - 1.0
+    return y
+
+f(paddle.to_tensor(np.ones((2, 3), "float32")))
+display(paddle.visualizer.show_program(f), raw=True)
+"""
 
 
-def _notebook(lab) -> None:
+def _notebook(lab, name: str = NAME, source: str = SOURCE) -> None:
     cell = {"cell_type": "code", "execution_count": None, "id": "prog0001", "metadata": {}, "outputs": [],
-            "source": SOURCE.splitlines(keepends=True)}
+            "source": source.splitlines(keepends=True)}
     doc = {"cells": [cell], "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
                                                         "name": "python3"}},
            "nbformat": 4, "nbformat_minor": 5}
-    (lab.root_dir / NAME).write_text(json.dumps(doc, indent=1))
+    (lab.root_dir / name).write_text(json.dumps(doc, indent=1))
 
 
 def _texts(root, selector: str) -> list[str]:
@@ -141,4 +160,36 @@ def test_program_tab_pass_diff_and_run_stepping(page, lab, extension) -> None:
     root.locator('[data-testid="mp-pass-item"][data-pass="fuse_elementwise"]').click()
     graph.wait_for(state="visible", timeout=5_000)
     assert _run_state(root)[1] == f"{pid}:b0:op1"
+    assert not page.page_errors, page.page_errors
+
+
+def test_dy2static_source_and_program_linked(page, lab, extension) -> None:
+    _notebook(lab, "dy2static_view.ipynb", DY2STATIC)
+    open_notebook(page, lab, "dy2static_view.ipynb")
+    run_all(page)
+    root = page.locator(f'{NOTEBOOK} [data-testid="mp-trace"]').first
+    graph = root.locator('[data-testid="mp-program-graph"][data-side="main"]')
+    graph.locator("svg g.node[data-node-id]").first.wait_for(state="attached", timeout=RENDER_MS)
+    original = root.locator('[data-testid="mp-source-original"]')
+    transformed = root.locator('[data-testid="mp-source-transformed"]')
+    assert original.is_visible() and transformed.is_visible()
+    assert "if paddle.mean(y) > 0:" in (original.text_content() or "")
+    assert "convert_ifelse" in (transformed.text_content() or "")
+
+    # a source line -> the ops it produced: `y = paddle.tanh(y)` made the tanh in the true branch's block
+    tanh_line = original.locator(".mp-source-line", has_text="paddle.tanh(y)")
+    tanh_line.click()
+    matched = _texts(graph, "svg g.node.mp-source-match")
+    assert matched and all(":b1:op" in m for m in matched), matched
+    assert "mp-source-current" in (tanh_line.get_attribute("class") or "")
+
+    # an op -> its line: the multiply is `y = x * 2.0`
+    multiply = graph.locator("svg g.node", has_text="multiply").first
+    multiply.click()
+    current = original.locator(".mp-source-line.mp-source-current")
+    assert current.count() == 1 and "y = x * 2.0" in (current.text_content() or ""), current.all_text_contents()
+    text = " ".join((root.locator('[data-testid="mp-program-inspector"]').text_content() or "").split())
+    assert "multiply" in text and "y = x * 2.0" in text, text
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    root.screenshot(path=str(ARTIFACTS / "program-dy2static.png"), timeout=10_000)
     assert not page.page_errors, page.page_errors
