@@ -53,6 +53,8 @@ export class OpTable {
   key: SortKey = 'total';
   descending = true;
   selected: string | null = null;
+  /** the op of the span selected in the timeline (its row is marked) */
+  spanOp: string | null = null;
   private expanded = new Set<string>();
   private body: HTMLTableSectionElement;
   private heads = new Map<SortKey, HTMLTableCellElement>();
@@ -117,6 +119,7 @@ export class OpTable {
       tr.dataset.testid = 'mp-profile-row';
       tr.dataset.op = op.name;
       tr.classList.toggle('mp-selected', op.name === this.selected);
+      tr.classList.toggle('mp-span-op', op.name === this.spanOp);
       tr.title = 'click: highlight its spans in the timeline';
       tr.appendChild(this.nameCell(op));
       statCells(tr, op, this.base, withFlops);
@@ -154,12 +157,21 @@ export class OpTable {
     return td;
   }
 
+  /** Select op `name` (null: none): its row marked, the timeline told. */
   select(name: string | null): void {
     this.selected = name;
     for (const tr of this.body.querySelectorAll<HTMLTableRowElement>('tr.mp-profile-row')) {
       tr.classList.toggle('mp-selected', tr.dataset.op === name);
     }
     this.onSelect(name);
+  }
+
+  /** Mark the row of op `name` (a span of it was selected in the timeline); null: none. */
+  markSpanOp(name: string | null): void {
+    this.spanOp = name;
+    for (const tr of this.body.querySelectorAll<HTMLTableRowElement>('tr.mp-profile-row')) {
+      tr.classList.toggle('mp-span-op', tr.dataset.op === name);
+    }
   }
 }
 

@@ -42,7 +42,8 @@ export function renderProfileView(host: HTMLElement, profile: ProfileSection, se
   host.appendChild(new ProfileView(profile, selectNode).node);
 }
 
-function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}): SVGElementTagNameMap[K] {
+function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}):
+  SVGElementTagNameMap[K] {
   const e = document.createElementNS(SVG_NS, tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
   return e;
@@ -80,6 +81,7 @@ export class ProfileView {
     this.timeline = new Timeline(profile, selectNode);
     this.node.appendChild(this.timeline.node);
     this.table = new OpTable(profile, name => this.timeline!.setHighlight(name));
+    this.timeline.onSpan = span => this.table!.markSpanOp(span?.name ?? null);
     this.node.append(el('h4', 'mp-profile-title', 'Operators'), this.table.node);
     this.node.append(el('h4', 'mp-profile-title', 'Model'), phasesTable(profile));
   }
@@ -116,6 +118,8 @@ export class Timeline {
   readonly lanes: LaneRows[];
   selected: number | null = null;
   highlight: string | null = null;
+  /** told of each selected span (the view marks its op's row in the table) */
+  onSpan: (span: ProfileSpan | null) => void = () => undefined;
   private svgEl: SVGSVGElement;
   private plot: HTMLDivElement;
   private tip: HTMLDivElement;
@@ -227,7 +231,8 @@ export class Timeline {
 
   requestDraw(): void {
     if (this.frame) return;
-    const raf = typeof requestAnimationFrame === 'function' ? requestAnimationFrame : (f: () => void) => setTimeout(f, 16);
+    const raf = typeof requestAnimationFrame === 'function'
+      ? requestAnimationFrame : (f: () => void) => setTimeout(f, 16);
     this.frame = raf(() => this.draw()) as unknown as number;
   }
 
@@ -241,7 +246,8 @@ export class Timeline {
       const y = top + depth * ROW_H + 1;
       const drawn = drawRow(row, spans, this.scale, MIN_PX, lit);
       const dense = `mp-span-dense mp-dense-${lane.lane}`;
-      const groups: [[number, number][], string][] = [[drawn.dense, dense], [drawn.denseHighlighted, `${dense} mp-highlight`]];
+      const groups: [[number, number][], string][] = [[drawn.dense, dense],
+        [drawn.denseHighlighted, `${dense} mp-highlight`]];
       for (const [runs, cls] of groups) {
         if (!runs.length) continue;
         const d = runs.map(([a, b]) => `M${a} ${y}h${b - a}v${ROW_H - 2}h${a - b}z`).join('');
@@ -334,6 +340,7 @@ export class Timeline {
   select(i: number | null): void {
     this.selected = i;
     this.draw();
+    this.onSpan(i === null ? null : this.profile.spans[i]);
     if (i === null) {
       this.detail.textContent = 'Click a span to select its node in the graph.';
       return;

@@ -268,10 +268,14 @@ describe('profile view DOM', () => {
       expect(selectNode).toHaveBeenLastCalledWith(node);
       const selected = view.node.querySelector(`[data-testid="mp-timeline-span"].mp-selected`)!;
       expect(selected.getAttribute('data-span')).toBe(String(i));
-      expect(view.node.querySelector('[data-testid="mp-timeline-detail"]')!.textContent).toContain(`graph node ${node}`);
+      const detail = view.node.querySelector('[data-testid="mp-timeline-detail"]')!;
+      expect(detail.textContent).toContain(`graph node ${node}`);
+      const marked = [...view.node.querySelectorAll<HTMLElement>('[data-testid="mp-profile-row"].mp-span-op')];
+      expect(marked.map(r => r.dataset.op)).toEqual([p.spans[i].name]); // the span's op, in the table
     }
     const calls = selectNode.mock.calls.length;
-    const step = q('[data-testid="mp-timeline-span"]').find(s => p.spans[Number(s.dataset.span)].cat === 'ProfileStep')!;
+    const spans = q('[data-testid="mp-timeline-span"]');
+    const step = spans.find(s => p.spans[Number(s.dataset.span)].cat === 'ProfileStep')!;
     step.dispatchEvent(new MouseEvent('click', { bubbles: true }));
     expect(selectNode.mock.calls.length).toBe(calls); // a ProfileStep is no graph node
     expect(q('.mp-span.mp-selected').map(e => e.dataset.span)).toEqual([step.dataset.span]);
