@@ -281,7 +281,7 @@ export class Timeline {
       if (step.end_ns < this.scale.t0 || step.start_ns > this.scale.t1) continue;
       const x0 = Math.max(0, this.scale.x(step.start_ns));
       const x1 = Math.min(this.scale.width, this.scale.x(step.end_ns));
-      const g = plot.appendChild(svg('g', { class: `mp-step${step.index % 2 ? ' mp-step-odd' : ''}`,
+      const g = plot.appendChild(svg('g', { class: `mp-tl-step${step.index % 2 ? ' mp-tl-step-odd' : ''}`,
         'data-testid': 'mp-timeline-step', 'data-step': step.index }));
       g.appendChild(svg('rect', { x: x0.toFixed(1), y: AXIS_H - 2, width: Math.max(0.5, x1 - x0).toFixed(1),
         height: this.height - AXIS_H + 2 }));
