@@ -234,6 +234,7 @@ class GraphPane {
   program: ProgramDoc | null = null;
   private svg: SVGSVGElement | null = null;
   private box: number[] = [0, 0, 100, 100];
+  private baseBox: number[] = [0, 0, 100, 100];
   private token = 0;
 
   constructor(side: string, private layout: (dot: string) => Promise<string>, private onClick: (id: string) => void) {
@@ -269,12 +270,32 @@ class GraphPane {
     this.index();
   }
 
+  /** Back to the whole graph. */
+  fit(): void {
+    this.box = [...this.baseBox];
+    this.applyBox();
+  }
+
+  /** Zoom about the centre (factor < 1 zooms in). */
+  zoom(factor: number): void {
+    const [x, y, w, h] = this.box;
+    const nw = Math.min(Math.max(w * factor, 10), this.baseBox[2] * 4);
+    const nh = (h * nw) / w;
+    this.box = [x + (w - nw) / 2, y + (h - nh) / 2, nw, nh];
+    this.applyBox();
+  }
+
+  private applyBox(): void {
+    this.svg?.setAttribute('viewBox', this.box.map(v => v.toFixed(1)).join(' '));
+  }
+
   private index(): void {
     this.nodeEls.clear();
     const svg = this.svg;
     if (!svg) return;
     const vb = (svg.getAttribute('viewBox') ?? '0 0 100 100').split(/[\s,]+/).map(Number);
-    this.box = vb.length === 4 && vb.every(Number.isFinite) ? vb : [0, 0, 100, 100];
+    this.baseBox = vb.length === 4 && vb.every(Number.isFinite) ? vb : [0, 0, 100, 100];
+    this.box = [...this.baseBox];
     svg.removeAttribute('width');
     svg.removeAttribute('height');
     svg.setAttribute('preserveAspectRatio', 'xMidYMin meet');
@@ -305,14 +326,10 @@ class GraphPane {
 
   private installPanZoom(): void {
     let drag: { x: number; y: number; box: number[] } | null = null;
-    const apply = () => this.svg?.setAttribute('viewBox', this.box.map(v => v.toFixed(1)).join(' '));
     this.graphEl.addEventListener('wheel', e => {
-      if (!(e.ctrlKey || e.metaKey) || !this.svg) return;
+      if (!(e.ctrlKey || e.metaKey) || !this.svg) return; // a plain wheel scrolls the notebook
       e.preventDefault();
-      const [x, y, w, h] = this.box;
-      const f = e.deltaY > 0 ? 1.15 : 1 / 1.15;
-      this.box = [x + (w - w * f) / 2, y + (h - h * f) / 2, w * f, h * f];
-      apply();
+      this.zoom(e.deltaY > 0 ? 1.15 : 1 / 1.15);
     }, { passive: false });
     this.graphEl.addEventListener('pointerdown', e => {
       if (e.button === 0 && this.svg) drag = { x: e.clientX, y: e.clientY, box: [...this.box] };
@@ -325,7 +342,7 @@ class GraphPane {
       const dy = (e.clientY - drag.y) * scale;
       if (Math.abs(dx) + Math.abs(dy) < 2 * scale) return;
       this.box = [drag.box[0] - dx, drag.box[1] - dy, drag.box[2], drag.box[3]];
-      apply();
+      this.applyBox();
     });
     const end = () => (drag = null);
     this.graphEl.addEventListener('pointerup', end);
@@ -449,6 +466,19 @@ export class ProgramView {
       button('mp-run-back', '◀', 'Previous op (←)', () => this.model?.back()), this.slider,
       button('mp-run-forward', '▶|', 'Next op (→, F10)', () => this.model?.forward()), this.runLabel);
     bar.appendChild(this.runBar);
+    const panes = () => (this.diff ? [this.before, this.after] : [this.main]);
+    for (const [id, text, title, act] of [
+      ['mp-program-fit', '⤢', 'Fit the graph', (p: GraphPane) => p.fit()],
+      ['mp-program-zoom-in', '+', 'Zoom in (Ctrl+wheel)', (p: GraphPane) => p.zoom(0.8)],
+      ['mp-program-zoom-out', '−', 'Zoom out', (p: GraphPane) => p.zoom(1.25)]
+    ] as [string, string, string, (p: GraphPane) => void][]) {
+      const b = el('button', 'mp-button', text);
+      b.type = 'button';
+      b.dataset.testid = id;
+      b.title = title;
+      b.addEventListener('click', () => panes().forEach(act));
+      bar.appendChild(b);
+    }
     this.node.appendChild(bar);
     this.passList = el('div', 'mp-pass-list');
     this.passList.dataset.testid = 'mp-pass-list';

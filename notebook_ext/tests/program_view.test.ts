@@ -184,6 +184,12 @@ describe('the Program view DOM', () => {
       .toEqual(expect.arrayContaining(['P0:b0:op0', 'P0:b1:op0', 'P0:b0:v:fc_0.w_0']));
     expect(v.node.querySelector('[data-side="main"] g.cluster')).not.toBeNull();
     expect(q(v.node, '[data-testid="mp-program-text"]').textContent).toContain('matmul ...');
+    const svg = q(v.node, '[data-side="main"] svg');
+    const whole = svg.getAttribute('viewBox')!.split(' ').map(Number);
+    q(v.node, '[data-testid="mp-program-zoom-in"]').click();
+    expect(Number(svg.getAttribute('viewBox')!.split(' ')[2])).toBeCloseTo(whole[2] * 0.8, 0);
+    q(v.node, '[data-testid="mp-program-fit"]').click();
+    expect(svg.getAttribute('viewBox')!.split(' ').map(Number)).toEqual(whole.map(x => Number(x.toFixed(1))));
     clickNode(v.node, 'main', 'P0:b0:op5');
     const text = q(v.node, '[data-testid="mp-program-inspector"]').textContent ?? '';
     expect(text).toMatch(/cond · P0:b0:op5.*Cond: pred \[\] bool.*sub-blocksblock 1, block 2/s);
