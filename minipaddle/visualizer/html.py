@@ -392,7 +392,7 @@ def _pass_table(diffs: list, programs: dict, max_rows: int) -> str:
     for d in diffs[:max_rows]:
         fused = "; ".join(f"{f['into']['type']}#{f['into']['index']} &larr; {_op_list(f['from'])}" for f in d["fused"])
         rows.append(f'<tr><td>{d["step"]}</td><td><code>{esc(d["pass"])}</code></td><td>{esc(d["summary"])}</td>'
-                    f'<td class="mp-r">{d["ops_before"]} &rarr; {d["ops_after"]}</td>'
+                    f'<td class="mp-r">{d["ops_before"]}&nbsp;&rarr;&nbsp;{d["ops_after"]}</td>'
                     f'<td class="mp-r">{d["time_ms"]:.2f}</td><td>{esc(d["before"])} &rarr; {esc(d["after"])}</td>'
                     f"<td>{_op_list(d['removed'])}</td><td>{_op_list(d['added'])}</td><td>{fused}</td></tr>")
     return ("<h3>Pass diffs</h3>" + _table(["#", "pass", "what changed", "ops", "ms", "programs", "removed (before)",

@@ -35,7 +35,8 @@ from ..framework.errors import invalid_argument
 from .summary import jsonable, summarize, summary_to_json, values_to_json
 
 ROLES = ("main", "startup", "pass", "inference", "dy2static")
-MAX_RUNS = 20           # Executor runs kept in one recording (the newest; older ones are counted)
+MAX_RUNS = 20           # Executor runs kept in one recording (the newest: older ones are dropped first when
+                        # the byte budget runs out too, and counted)
 MAX_RUN_STEPS = 2000    # ops listed per run (the rest are counted in steps_dropped)
 MAX_PROGRAMS = 64       # programs kept in one recording
 SUMMARY_BYTES = 1100    # what one tensor summary costs the recorder's budget (builder.STATE_BYTES)
@@ -261,6 +262,7 @@ class ProgramRecording:
     def __init__(self) -> None:
         self.collector = ProgramCollector()
         self.runs: deque = deque()
+        self.run_bytes: deque = deque()   # (bytes, values bytes) each kept run took from the budget
         self.runs_dropped = 0
         self.run_counts: dict[str, int] = {}
         self.active: list[dict] = []      # runs in progress (innermost last)
@@ -278,12 +280,15 @@ class ProgramRecording:
                "feed": {str(k): tensor_summary(builder, v) for k, v in e["feed"].items()},
                "steps": [], "steps_dropped": 0, "fetch": {}, "_starts": []}
         self.run_counts[pid] = run["run"] + 1
+        run["_bytes"] = (builder.bytes_used, builder.values_bytes)
         self.active.append(run)
 
     def op(self, builder, e: dict) -> None:
         if not self.active:
             return
         run = self.active[-1]
+        while builder.bytes_used >= builder.max_bytes and self.runs:  # the budget: older runs go first
+            self._drop_oldest(builder)
         if len(run["steps"]) >= MAX_RUN_STEPS or builder.bytes_used >= builder.max_bytes:
             run["steps_dropped"] += 1
             return
@@ -306,16 +311,27 @@ class ProgramRecording:
         run = self.active.pop()
         run["fetch"] = {str(k): tensor_summary(builder, v) for k, v in e.get("fetch", {}).items()}
         del run["_starts"]
+        bytes0, values0 = run.pop("_bytes")
         for i, step in enumerate(run["steps"]):
             step["step"] = i
         if run["program"] is None:  # past MAX_PROGRAMS: nothing to point at
             self.runs_dropped += 1
             return
         self.runs.append(run)
+        self.run_bytes.append((builder.bytes_used - bytes0, builder.values_bytes - values0))
         if len(self.runs) > MAX_RUNS:
-            old = self.runs.popleft()
-            self.runs_dropped += 1
-            builder.bytes_used -= STEP_BYTES * len(old["steps"])
+            self._drop_oldest(builder)
+
+    def _drop_oldest(self, builder) -> None:
+        """Forget the oldest kept run and give its bytes back to the budget."""
+        self.runs.popleft()
+        nbytes, nvalues = self.run_bytes.popleft()
+        builder.bytes_used -= nbytes
+        builder.values_bytes -= nvalues
+        self.runs_dropped += 1
+        for run in self.active:  # a run in progress measures what it adds from a baseline that just moved
+            bytes0, values0 = run["_bytes"]
+            run["_bytes"] = (bytes0 - nbytes, values0 - nvalues)
 
     def pass_applied(self, builder, e: dict) -> None:
         before = len(self.collector.programs)
@@ -326,7 +342,7 @@ class ProgramRecording:
     def sections(self) -> dict:
         runs = [dict(r) for r in self.runs]
         for r in self.active:  # a run still going (a snapshot while recording): what it did so far
-            runs.append({k: v for k, v in r.items() if k != "_starts"}
+            runs.append({k: v for k, v in r.items() if k not in ("_starts", "_bytes")}
                         | {"steps": [dict(s, step=i) for i, s in enumerate(r["steps"])]})
         out = self.collector.sections()
         out["program_runs"] = [r for r in runs if r["program"] is not None]
@@ -335,7 +351,8 @@ class ProgramRecording:
     def notes(self) -> list[str]:
         notes = []
         if self.runs_dropped:
-            notes.append(f"{self.runs_dropped} Executor run(s) were not kept (the newest {MAX_RUNS} are).")
+            notes.append(f"{self.runs_dropped} Executor run(s) were not kept (the newest {MAX_RUNS} are, within the "
+                         "byte budget).")
         if self.collector.dropped:
             notes.append(f"{self.collector.dropped} program(s) were not kept (at most {MAX_PROGRAMS}).")
         dropped_steps = sum(r["steps_dropped"] for r in self.runs)

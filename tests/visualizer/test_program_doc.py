@@ -200,7 +200,8 @@ def test_show_program_with_passes_and_a_feed_runs_in_a_scratch_scope():
 
 
 def test_show_program_rejects_what_is_not_a_program():
-    with pytest.raises(InvalidArgument, match="show_program: program must be a static.Program or a to_static function, got dict"):
+    with pytest.raises(InvalidArgument, match="show_program: program must be a static.Program or a to_static "
+                                              "function, got dict"):
         show_program({})
 
 
@@ -481,3 +482,22 @@ def test_a_program_built_event_adds_the_program_to_a_recording():
                          "role": "dy2static", "name": "to_static: forward", "origin": dy2static_origin(net.forward)})
     doc = validated(rec.trace)
     assert [(p["role"], p["name"]) for p in doc["programs"]] == [("dy2static", "to_static: forward")]
+
+
+def test_the_byte_budget_drops_old_runs_first_then_steps():
+    main, startup, fetch = mlp_program()
+    exe = paddle.static.Executor()
+    exe.run(startup)
+    with paddle.debug.record(max_bytes=60_000) as rec:  # about one run's worth
+        for _ in range(4):
+            exe.run(main, feed=feed(), fetch_list=fetch)
+    doc = validated(rec.trace)
+    runs = doc["program_runs"]
+    assert 1 <= len(runs) < 4 and runs[-1]["run"] == 3 and runs[-1]["steps"]  # the newest run is kept
+    notes = " ".join(doc["recording"]["notes"])
+    assert f"{4 - len(runs)} Executor run(s) were not kept" in notes
+    assert doc["recording"]["bytes_used"] <= 60_000 + 20_000
+    with paddle.debug.record(max_bytes=8_000) as rec:  # not even one run fits
+        exe.run(main, feed=feed(), fetch_list=fetch)
+    (run,) = validated(rec.trace)["program_runs"]
+    assert run["steps_dropped"] > 0 and len(run["steps"]) + run["steps_dropped"] == len(main.global_block().ops) + 3
