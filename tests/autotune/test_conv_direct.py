@@ -26,6 +26,7 @@ GEOMETRIES = [
     ((2, 4, 9, 7), (6, 2, 3, 3), (1, 1), (1, 2, 0, 1), (1, 2), 2),      # groups, uneven padding, dilation
     ((2, 8, 9, 7), (10, 8, 3, 3), (1, 1), (1, 1, 2, 0), (2, 1), 1),     # 4-channel blocks plus a remainder
     ((1, 1, 6, 6), (3, 1, 1, 1), (1, 1), (0, 0, 0, 0), (1, 1), 1),      # 1x1 kernel: no junk columns
+    ((2, 3, 9, 11), (4, 3, 2, 5), (1, 1), (1, 0, 2, 1), (1, 2), 1),     # 5 taps a row: a block of 4 plus one
     ((2, 4, 9, 7), (6, 2, 3, 3), (2, 1), (1, 2, 0, 1), (1, 2), 2),      # strided: the plain loops
     ((1, 6, 10, 10), (6, 1, 3, 3), (2, 3), (2, 1, 1, 2), (2, 1), 6),    # depthwise, strided both ways
 ]

@@ -131,6 +131,7 @@ def conv2d_grad_filter_wide_loop(xp, dout_w, dwt, dh, dw, groups):
     cg, kh, kw = dwt.shape[1], dwt.shape[2], dwt.shape[3]
     ocg = oc // groups
     length = np.uint64(oh * wp - (kw - 1) * dw)
+    step = np.uint64(dw)
     src = xp.reshape(-1)
     grad = dout_w.reshape(-1)
     for job in prange(oc * cg):  # one job: one (out channel, in channel) filter
@@ -138,14 +139,29 @@ def conv2d_grad_filter_wide_loop(xp, dout_w, dwt, dh, dw, groups):
         c = job % cg
         channel = (o // ocg) * cg + c
         for i in range(kh):
-            for j in range(kw):
-                acc = dwt[o, c, i, j]  # 0 of the right dtype
+            j = 0
+            while j + 4 <= kw:  # four taps of a row share each load of the gradient
+                a0 = a1 = a2 = a3 = dwt[o, c, i, j]  # 0 of the right dtype
                 for n in range(n_img):
                     s0 = np.uint64((n * c_in + channel) * hp * wp + i * dh * wp + j * dw)
                     g0 = np.uint64((n * oc + o) * oh * wp)
-                    for k in range(length):  # a dot product: vectorized thanks to reassoc
+                    for k in range(length):  # dot products: vectorized thanks to reassoc
+                        g = grad[g0 + k]
+                        a0 += g * src[s0 + k]
+                        a1 += g * src[s0 + step + k]
+                        a2 += g * src[s0 + 2 * step + k]
+                        a3 += g * src[s0 + 3 * step + k]
+                dwt[o, c, i, j], dwt[o, c, i, j + 1], dwt[o, c, i, j + 2], dwt[o, c, i, j + 3] = a0, a1, a2, a3
+                j += 4
+            while j < kw:
+                acc = dwt[o, c, i, j]
+                for n in range(n_img):
+                    s0 = np.uint64((n * c_in + channel) * hp * wp + i * dh * wp + j * dw)
+                    g0 = np.uint64((n * oc + o) * oh * wp)
+                    for k in range(length):
                         acc += grad[g0 + k] * src[s0 + k]
                 dwt[o, c, i, j] = acc
+                j += 1
 
 
 # ---- any stride: plain loops over rows ----------------------------------------------------------
