@@ -39,7 +39,7 @@ def test_ops_append_operators_with_inferred_shapes():
     types = [op.type for op in main.global_block().ops]
     assert types[:2] == ["linear", "relu"] and "getitem" in types and types[-1] == "mean"
     assert y.shape == [-1, 3] and z.shape == []
-    assert [op.type for op in startup.global_block().ops] == ["assign_value", "fill_constant"]
+    assert [op.type for op in startup.global_block().ops] == ["uniform_random", "fill_constant"]  # XavierUniform, 0
     w = main.global_block().var("linear_0.w_0") if "linear_0.w_0" in main.global_block().vars else \
         main.all_parameters()[0]
     assert w.persistable and w.is_parameter and not w.stop_gradient

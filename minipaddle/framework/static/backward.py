@@ -22,7 +22,8 @@ from . import builder
 from .initializers import STATIC_OPS, static_op
 from .program import Block, Operator, Variable
 
-_NO_INPUT_OPS = ("fill_constant", "assign_value", "uniform_random", "gaussian_random")
+_NO_INPUT_OPS = ("fill_constant", "assign_value", "uniform_random", "gaussian_random",
+                 "truncated_gaussian_random")
 
 
 class _StaticNode:

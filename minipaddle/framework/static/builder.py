@@ -190,8 +190,13 @@ def as_variable(block: Block, value) -> Variable:
 
 
 def lift_parameter(program: Program, param) -> Variable:
-    """An eager Parameter (made by nn.Linear & co.) as a parameter Variable of `program`; its current
-    values become an `assign_value` initializer op in the startup program."""
+    """An eager Parameter (made by nn.Linear & co.) as a parameter Variable of `program`.
+
+    A Parameter created in static mode (a layer built after `enable_static()` or inside
+    `program_guard`) gets its initializer as an op in the startup program (`uniform_random` for
+    XavierUniform, ...), as in Paddle; one created in dygraph (then called under program_guard, as
+    the dy2static helper does), or whose values were set after it was made, keeps its current values
+    through an `assign_value` op."""
     gb = program.global_block()
     var = gb.vars.get(param.name)
     if var is not None:
@@ -205,8 +210,14 @@ def lift_parameter(program: Program, param) -> Variable:
     sb = startup.global_block()
     if param.name not in sb.vars:
         sb.create_var(param.name, data.shape, data.dtype, persistable=True)
-        with op_role("startup"):
-            constant(sb, data, name=param.name, declared=True)
+        init, version = getattr(param, "_static_initializer", (None, None))
+        if init is not None and version == param.inplace_version:  # not overwritten since it was made
+            from .initializers import initializer_op
+            op_type, attrs = initializer_op(init, data.shape, data.dtype)
+            sb.append_op(op_type, {}, {"out": [param.name]}, attrs, role="startup")
+        else:
+            with op_role("startup"):
+                constant(sb, data, name=param.name, declared=True)
     return var
 
 

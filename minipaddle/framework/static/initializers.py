@@ -1,4 +1,5 @@
-"""Ops that make values from nothing: fill_constant, assign_value, uniform_random, gaussian_random.
+"""Ops that make values from nothing: fill_constant, assign_value, uniform_random, gaussian_random,
+truncated_gaussian_random.
 
 They fill parameters in the startup program and constants in the main program. They have no
 inputs (so no kernel key to pick a registry kernel by); the Executor runs them through the
@@ -38,8 +39,15 @@ def _shape(op, env) -> tuple:
 
 
 def _rng(op):
+    """The op's own `seed` attr; else the program's `random_seed` (mixed with the op's position, so two
+    parameters of one shape differ); else the generator `paddle.seed` sets."""
     seed = op.attrs.get("seed", 0)
-    return np.random.default_rng(seed) if seed else generator()
+    if seed:
+        return np.random.default_rng(seed)
+    program_seed = op.block.program.random_seed
+    if program_seed:
+        return np.random.default_rng([program_seed, op.block.idx, op.block.ops.index(op)])
+    return generator()
 
 
 @static_op("fill_constant")
@@ -67,12 +75,25 @@ def run_gaussian_random(executor, op, env) -> None:
     env[op.outputs["out"][0]] = values.astype(np.dtype(a["dtype"]))
 
 
+@static_op("truncated_gaussian_random")
+def run_truncated_gaussian_random(executor, op, env) -> None:
+    a = op.attrs
+    rng = _rng(op)
+    lo, hi = a["mean"] + a["a"] * a["std"], a["mean"] + a["b"] * a["std"]
+    values = rng.normal(a["mean"], a["std"], size=_shape(op, env))
+    bad = (values < lo) | (values > hi)
+    while bad.any():  # redraw the few outside [lo, hi], as nn.initializer.TruncatedNormal does
+        values[bad] = rng.normal(a["mean"], a["std"], size=int(bad.sum()))
+        bad = (values < lo) | (values > hi)
+    env[op.outputs["out"][0]] = values.astype(np.dtype(a["dtype"]))
+
+
 def initializer_op(init, shape: tuple, dtype: np.dtype) -> tuple[str, dict]:
     """(op type, attrs) of the startup op that does what initializer `init` does to a new parameter.
 
     Constant -> fill_constant; Uniform, XavierUniform, KaimingUniform -> uniform_random; Normal,
-    XavierNormal, KaimingNormal -> gaussian_random; anything else (TruncatedNormal, Assign, a
-    user's own) is drawn once now and stored by assign_value.
+    XavierNormal, KaimingNormal -> gaussian_random; TruncatedNormal -> truncated_gaussian_random;
+    anything else (Assign, a user's own) is drawn once now and stored by assign_value.
     """
     from ...nn import initializer as I
     base = {"shape": tuple(shape), "dtype": np.dtype(dtype), "seed": 0}
@@ -84,6 +105,9 @@ def initializer_op(init, shape: tuple, dtype: np.dtype) -> tuple[str, dict]:
         return "uniform_random", base | {"min": float(init.low), "max": float(init.high)}
     if kind is I.Normal:
         return "gaussian_random", base | {"mean": float(init.mean), "std": float(init.std)}
+    if kind is I.TruncatedNormal:
+        return "truncated_gaussian_random", base | {"mean": float(init.mean), "std": float(init.std),
+                                                    "a": float(init.a), "b": float(init.b)}
     if kind is I.XavierUniform:
         limit = init.gain * math.sqrt(6.0 / ((init.fan_in or fan_in) + (init.fan_out or fan_out)))
         return "uniform_random", base | {"min": -limit, "max": limit}

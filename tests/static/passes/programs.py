@@ -123,6 +123,7 @@ def run_case(case: Case, program: static.Program, seed: int = 0) -> list[np.ndar
     and the parameters at the end."""
     scope = static.Scope()
     exe = static.Executor()
+    paddle.seed(1000 + seed)  # the startup program draws the parameters: the same ones for every program run
     exe.run(case.startup, scope=scope)
     rng = np.random.default_rng(seed)
     out = []

@@ -17,8 +17,9 @@ from .report import PassReport
 
 # Ops whose result depends on the random generator: never merged (CSE) or folded, never removed (DCE
 # would shift the random stream every later random op draws from).
-RANDOM_OPS = frozenset({"uniform_random", "gaussian_random", "dropout", "rrelu", "randint", "randperm",
-                        "bernoulli", "multinomial", "poisson", "rand", "randn", "uniform", "normal"})
+RANDOM_OPS = frozenset({"uniform_random", "gaussian_random", "truncated_gaussian_random", "dropout", "rrelu",
+                        "randint", "randperm", "bernoulli", "multinomial", "poisson", "rand", "randn", "uniform",
+                        "normal"})
 SIDE_EFFECT_OPS = frozenset(UPDATE_OPS) | RANDOM_OPS
 CONSTANT_OPS = ("fill_constant", "assign_value")
 
