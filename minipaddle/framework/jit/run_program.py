@@ -21,11 +21,11 @@ import weakref
 import numpy as np
 
 from ..autograd import mode
+from .. import dispatch as _dispatch
 from ..dispatch import dispatch
 from ..errors import invalid_argument, not_found, precondition_not_met, unimplemented
 from ..registry import get_op
 from ..tensor import Tensor
-from ..static import builder
 from ..static.executor import Executor
 from ..static.initializers import STATIC_OPS
 from ..static.program import Block, Program
@@ -95,29 +95,47 @@ def _check_args(program, feed_names, inputs, fetch_names, params) -> None:
         if got.dtype != want.dtype:
             raise invalid_argument(_API, f"input {name!r} has dtype {got.dtype}, expected {want.dtype}.",
                                    hint=f"cast it: x.astype('{want.dtype}').")
-        if got.ndim != len(want.shape) or any(d != -1 and d != g for d, g in zip(want.shape, got.shape)):
+        if got.shape != want.shape and (  # equal shapes (no -1) are the common case: skip the dim walk
+                got.ndim != len(want.shape) or any(d != -1 and d != g for d, g in zip(want.shape, got.shape))):
             raise invalid_argument(_API, f"input {name!r} has shape {list(got.shape)}, expected "
                                          f"{list(want.shape)} (-1: any size).")
     for name in fetch_names:
         if gb._find_var_recursive(name) is None:
             raise not_found(_API, f"fetch {name!r} is not a variable of the program.")
-    _, external = _EXECUTOR.plan(gb)  # the names the program reads before writing them
-    unfed = [n for n in external if n not in params and n not in feed_names and gb.vars.get(n) is not None
-             and gb.vars[n].is_data]
+    data_reads, persist_reads = _reads(program)
+    unfed = [n for n in data_reads if n not in params and n not in feed_names]
     if unfed:
         raise invalid_argument(_API, f"data variables {unfed} are read but not fed.",
                                hint=f"feed_names is {feed_names}.")
-    missing = [n for n in external if n not in params and n not in feed_names and gb.vars.get(n) is not None
-               and gb.vars[n].persistable]
+    missing = [n for n in persist_reads if n not in params and n not in feed_names]
     if missing:
         raise precondition_not_met(_API, f"the program's persistable variables {missing[:5]} have no value in "
                                          "params.", hint="pass {name: Parameter} for every parameter it reads.")
 
 
+def _reads(program: Program) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The data and the persistable variables the program reads before writing them (cached per version)."""
+    per_program = _PLANS.setdefault(program, {})
+    entry = per_program.get("reads")
+    if entry is None or entry[0] != program._version:
+        gb = program.global_block()
+        _, external = _EXECUTOR.plan(gb)
+        data = tuple(n for n in external if n in gb.vars and gb.vars[n].is_data)
+        persist = tuple(n for n in external if n in gb.vars and gb.vars[n].persistable)
+        entry = per_program["reads"] = (program._version, data, persist)
+    return entry[1], entry[2]
+
+
 def _needs_grad(inputs, params: dict) -> bool:
     if not mode.grad_enabled:
         return False
-    return any(not t.stop_gradient for t in inputs) or any(not t.stop_gradient for t in params.values())
+    for t in inputs:
+        if not t.stop_gradient:
+            return True
+    for t in params.values():
+        if not t.stop_gradient:
+            return True
+    return False
 
 
 # ---- running ------------------------------------------------------------------------------------
@@ -125,10 +143,10 @@ def run_program(program: Program, feed_names: list[str], inputs: list[Tensor], f
                 params: dict[str, Tensor]) -> list[Tensor]:
     """Run `program`'s forward ops on `inputs` (bound to `feed_names`) and `params` (persistable
     variables by name), recording autograd; return the Tensors named by `fetch_names`."""
-    feed_names, inputs, fetch_names = list(feed_names), list(inputs), list(fetch_names)
-    params = dict(params or {})
+    if params is None:
+        params = {}
     _check_args(program, feed_names, inputs, fetch_names, params)
-    if builder.in_static_mode():
+    if _dispatch.static_builder is not None:
         raise unimplemented(_API, "a loaded or converted program cannot run while another static Program is "
                                   "being built.", hint="call it in dygraph mode (paddle.disable_static()).")
     if not _needs_grad(inputs, params):
