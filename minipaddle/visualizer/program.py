@@ -191,7 +191,10 @@ class ProgramCollector:
         after_id = self.add(after, f"after {name}", "pass", same_as=before_id)
         if before_id is None or after_id is None:
             return None
-        entry = pass_diff(report, before_id, after_id, len(self.pass_diffs) if step is None else step)
+        if step is None:  # its place in its pipeline: a pass reading the last one's output goes on from it
+            last = self.pass_diffs[-1] if self.pass_diffs else None
+            step = last["step"] + 1 if last is not None and last["after"] == before_id else 0
+        entry = pass_diff(report, before_id, after_id, step)
         self.pass_diffs.append(entry)
         return entry
 
@@ -199,13 +202,22 @@ class ProgramCollector:
         return {"programs": list(self.programs), "pass_diffs": list(self.pass_diffs)}
 
 
+def _plain(value: Any) -> Any:
+    """Lists and dicts copied whole (a pass may remove hundreds of ops), anything else made JSON-safe."""
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return jsonable(value)
+
+
 def pass_diff(report, before: str, after: str, step: int) -> dict:
     """PassReport.to_dict() with the two program ids, every value JSON-safe."""
     d = report.to_dict()
     return {"pass": d["pass"], "step": int(step), "before": before, "after": after, "summary": str(d["summary"]),
             "changed": bool(d["changed"]), "time_ms": float(d["time_ms"]), "ops_before": int(d["ops_before"]),
-            "ops_after": int(d["ops_after"]), "removed": jsonable(d["removed"]), "added": jsonable(d["added"]),
-            "fused": [jsonable(f) for f in d["fused"]], "details": jsonable(d["details"])}
+            "ops_after": int(d["ops_after"]), "removed": _plain(d["removed"]), "added": _plain(d["added"]),
+            "fused": _plain(d["fused"]), "details": _plain(d["details"])}
 
 
 def _role_of(program) -> str:

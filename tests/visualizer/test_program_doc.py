@@ -501,3 +501,24 @@ def test_the_byte_budget_drops_old_runs_first_then_steps():
         exe.run(main, feed=feed(), fetch_list=fetch)
     (run,) = validated(rec.trace)["program_runs"]
     assert run["steps_dropped"] > 0 and len(run["steps"]) + run["steps_dropped"] == len(main.global_block().ops) + 3
+
+
+def test_two_pipelines_in_one_recording_number_their_passes_from_zero():
+    main, _, fetch = mlp_program()
+    with paddle.debug.record() as rec:
+        apply_passes(main, fetch_list=fetch, passes=["dce", "cse"])
+        apply_passes(main, fetch_list=fetch, passes=["algebraic"])
+    diffs = validated(rec.trace)["pass_diffs"]
+    assert [(d["pass"], d["step"]) for d in diffs] == [("dead_code_elimination", 0),
+                                                       ("common_subexpression_elimination", 1),
+                                                       ("algebraic_simplification", 0)]
+    assert diffs[0]["before"] == diffs[2]["before"] == "P0"  # the same input program, written once
+
+
+def test_long_lists_in_a_pass_diff_are_kept_whole():
+    from minipaddle.framework.static.passes import PassReport
+    from minipaddle.visualizer.program import pass_diff
+    refs = [{"block": 0, "index": i, "type": "relu", "outputs": [f"t{i}"]} for i in range(100)]
+    report = PassReport("dead_code_elimination", removed=refs, details={"vars_removed": [f"t{i}" for i in range(100)]})
+    d = pass_diff(report, "P0", "P1", 0)
+    assert d["removed"] == refs and len(d["details"]["vars_removed"]) == 100
