@@ -63,7 +63,7 @@ def while_with_break(x):
 
 def for_range_tensor(x, n):
     s = x * 0
-    for i in range(n):
+    for _i in range(n):
         s = s + x
     return s
 

@@ -54,18 +54,31 @@ def origin_of(filename: str, lineno: int) -> tuple[str, int] | None:
 
 
 _UNSUPPORTED = ((ast.Yield, "yield (generators)"), (ast.YieldFrom, "yield from"), (ast.AsyncFunctionDef, "async def"),
-                (ast.Await, "await"), (ast.Global, "global"), (ast.Nonlocal, "nonlocal"))
+                (ast.Await, "await"))
+
+
+def _unsupported(what: str, source_file: str, line: int):
+    return unimplemented("to_static", f"'{what}' is not supported in converted code ({source_file}, line {line}).",
+                         hint=f"see the table in {DOCS}; mark the function with @paddle.jit.not_to_static to run "
+                              "it as Python.")
 
 
 def _check_supported(func: ast.FunctionDef, source_file: str, first_line: int) -> None:
+    declared: dict[str, ast.AST] = {}
     for node in ast.walk(func):
         for kind, what in _UNSUPPORTED:
             if isinstance(node, kind):
-                line = first_line + node.lineno - 1
-                raise unimplemented("to_static", f"'{what}' is not supported in converted code "
-                                                 f"({source_file}, line {line}).",
-                                    hint=f"see the table in {DOCS}; mark the function with "
-                                         "@paddle.jit.not_to_static to run it as Python.")
+                raise _unsupported(what, source_file, first_line + node.lineno - 1)
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update((name, node) for name in node.names)
+    # a global/nonlocal name rebound inside if/while/for would be rebound in a generated branch function
+    for node in ast.walk(func):
+        if isinstance(node, (ast.If, ast.While, ast.For)):
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store) and sub.id in declared:
+                    kind = "global" if isinstance(declared[sub.id], ast.Global) else "nonlocal"
+                    raise _unsupported(f"{kind} {sub.id} rebound inside if/while/for", source_file,
+                                       first_line + sub.lineno - 1)
 
 
 def _parse(fn: types.FunctionType) -> tuple[ast.FunctionDef, str, int]:

@@ -100,9 +100,17 @@ def _leaf_names(spec, names) -> list[str]:
 
 
 # ---- if / else ---------------------------------------------------------------------------------
-def convert_ifelse(pred, true_fn, false_fn, args: tuple = (), names: tuple = ()):
+def _reject(unsupported: tuple, what: str) -> None:
+    if unsupported:
+        raise unimplemented("to_static", f"`{unsupported[0]}` inside {what} whose condition is a tensor is not "
+                                         "supported: both branches are built into the Program.",
+                            hint="move it out of the if/while, or see the table in docs/dy2static.md.")
+
+
+def convert_ifelse(pred, true_fn, false_fn, args: tuple = (), names: tuple = (), unsupported: tuple = ()):
     """`if pred:` with branch functions: a `cond` op when pred is a Variable, else plain Python."""
     if _building() and _is_var(pred):
+        _reject(unsupported, "an `if`")
         return _static_ifelse(pred, true_fn, false_fn, tuple(args), tuple(names))
     return true_fn(*args) if _truth(pred) else false_fn(*args)
 
@@ -204,7 +212,7 @@ def _check_fillable(value, label: str, branch: str) -> None:
 
 
 # ---- while -------------------------------------------------------------------------------------
-def convert_while_loop(cond_fn, body_fn, loop_vars: tuple = (), names: tuple = ()) -> tuple:
+def convert_while_loop(cond_fn, body_fn, loop_vars: tuple = (), names: tuple = (), unsupported: tuple = ()) -> tuple:
     """`while cond: body` over `loop_vars`: a `while` op once the condition is a Variable."""
     values = tuple(loop_vars)
     while True:
@@ -212,6 +220,7 @@ def convert_while_loop(cond_fn, body_fn, loop_vars: tuple = (), names: tuple = (
         start = len(block.ops) if block is not None else 0
         pred = cond_fn(*values)
         if _building() and _is_var(pred):
+            _reject(unsupported, "a loop")
             block._remove_ops(start)  # the condition is rebuilt inside the loop's own block
             return _static_while(cond_fn, body_fn, values, tuple(names))
         if not _truth(pred):

@@ -24,7 +24,7 @@ import types
 import warnings
 import weakref
 
-from ..errors import MinipaddleError, invalid_argument, precondition_not_met
+from ..errors import MinipaddleError, Unimplemented, invalid_argument, precondition_not_met
 from ..static import builder
 from ..static.program import Program
 from ..tensor import Tensor
@@ -265,8 +265,8 @@ class StaticFunction:
             return self._converted_callable()(*args, **kwargs)
         try:
             concrete = self._concrete(args, kwargs)
-        except MinipaddleError as e:
-            if self._full_graph or not _conversion_failure(e):
+        except Unimplemented as e:  # a construct the converter cannot turn into a Program
+            if self._full_graph:
                 raise
             warnings.warn(f"to_static(full_graph=False): {self.__qualname__} runs eagerly: {e}", stacklevel=2)
             return self.dygraph_function(*args, **kwargs)
@@ -414,10 +414,6 @@ class StaticFunction:
 
     def __repr__(self) -> str:
         return f"<StaticFunction {self.__qualname__}, {len(self.program_cache)} program(s)>"
-
-
-def _conversion_failure(error: Exception) -> bool:
-    return "to_static" in str(error) or "static" in str(error)
 
 
 # ---- the public entry points ------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 
 from .utils import (FunctionScoped, contains, exposed_reads, jst_call, located, loads_outside, make_function,
-                    name_tuple, stored_names, undefined_inits, unique)
+                    name_tuple, stored_names, undefined_inits, unique, unsafe_keyword)
 
 __all__ = ["IfElseTransformer"]
 
@@ -39,7 +39,8 @@ class IfElseTransformer(FunctionScoped):
         false_def = make_function(false_fn, names, node.orelse, names, node.orelse[0] if node.orelse else node)
         call = jst_call("convert_ifelse", [node.test, ast.Name(id=true_fn, ctx=ast.Load()),
                                            ast.Name(id=false_fn, ctx=ast.Load()), name_tuple(names, ast.Load),
-                                           ast.Tuple(elts=[ast.Constant(value=n) for n in names], ctx=ast.Load())])
+                                           ast.Tuple(elts=[ast.Constant(value=n) for n in names], ctx=ast.Load())],
+                        unsafe_keyword(node.body + node.orelse))
         stmt = ast.Assign(targets=[name_tuple(names, ast.Store)], value=call) if names else ast.Expr(value=call)
         inits = undefined_inits(self.func, node, names)
         self.visit_FunctionDef(true_def)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import ast
 
 from .utils import (FunctionScoped, exposed_reads, located, loads_outside, make_function, name_tuple, parse_expr,
-                    parse_stmts, stored_names, undefined_inits, unique, jst_call)
+                    parse_stmts, stored_names, undefined_inits, unique, jst_call, unsafe_keyword)
 
 __all__ = ["ForToWhileTransformer", "LoopTransformer"]
 
@@ -93,7 +93,8 @@ class LoopTransformer(FunctionScoped):
         body_def = make_function(body_fn, names, node.body, names, node)
         call = jst_call("convert_while_loop", [ast.Name(id=cond_fn, ctx=ast.Load()),
                                                ast.Name(id=body_fn, ctx=ast.Load()), name_tuple(names, ast.Load),
-                                               ast.Tuple(elts=[ast.Constant(value=n) for n in names], ctx=ast.Load())])
+                                               ast.Tuple(elts=[ast.Constant(value=n) for n in names], ctx=ast.Load())],
+                            unsafe_keyword(node.body))
         if names:
             stmt = ast.Assign(targets=[name_tuple(names, ast.Store)], value=call)
         else:

@@ -216,3 +216,39 @@ class FunctionScoped(ast.NodeTransformer):
         finally:
             self.stack.pop()
         return node
+
+
+_PADDLE_ROOTS = {"paddle", "minipaddle", "F", "nn", "static"}
+
+
+def graph_unsafe(stmts: list[ast.stmt]) -> list[str]:
+    """Constructs that cannot live in a branch/body built as a sub-block (both branches are built):
+    `try`, and `with` over a context that is not paddle's own (no_grad & co. are fine)."""
+    found: list[str] = []
+    todo = list(stmts)
+    while todo:
+        cur = todo.pop()
+        if isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(cur, ast.Try) and "try" not in found:
+            found.append("try")
+        if isinstance(cur, ast.With) and "with" not in found:
+            roots = [_root_name(item.context_expr) for item in cur.items]
+            if not all(r in _PADDLE_ROOTS for r in roots):
+                found.append("with")
+        todo.extend(ast.iter_child_nodes(cur))
+    return found
+
+
+def _root_name(expr: ast.expr) -> str | None:
+    while isinstance(expr, (ast.Call, ast.Attribute)):
+        expr = expr.func if isinstance(expr, ast.Call) else expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+def unsafe_keyword(stmts: list[ast.stmt]) -> list[ast.keyword]:
+    found = graph_unsafe(stmts)
+    if not found:
+        return []
+    return [ast.keyword(arg="unsupported", value=ast.Tuple(elts=[ast.Constant(value=f) for f in found],
+                                                           ctx=ast.Load()))]
