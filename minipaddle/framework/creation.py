@@ -1,4 +1,8 @@
-"""Creating tensors: to_tensor, zeros/ones/full, ranges, eye, random tensors, paddle.seed.
+"""Creating tensors: to_tensor, zeros/ones/full, ranges, eye, random tensors, paddle.seed, shape.
+
+In a static Program, `zeros_like(x)` & co. become a `fill_any_like` op and `paddle.shape(x)` a
+`shape` op, so a -1 (batch) dim takes the size fed at run time; `full(shape, v)` with a shape
+Variable (or a list holding Variables) becomes a `fill_constant` reading that shape at run time.
 
 Dtype defaults follow Paddle: Python floats -> float32 (the default dtype), ints -> int64,
 bools -> bool. Created tensors have stop_gradient=True.
@@ -85,7 +89,50 @@ _SUPPORTED = {np.dtype(n) for n in ("bool", "int8", "uint8", "int16", "int32", "
                                     "float16", "float32", "float64")}
 
 
+# ---- static mode: creation whose shape is known only when the Program runs ---------------------
+def _building() -> bool:
+    from . import dispatch
+    return dispatch.static_builder is not None
+
+
+def _is_variable(value) -> bool:
+    from .static.program import Variable
+    return isinstance(value, Variable)
+
+
+def _static_shape(shape) -> bool:
+    """In a Program, a shape given as a Variable (or holding one) is read at run time."""
+    if not _building():
+        return False
+    if _is_variable(shape):
+        return True
+    return isinstance(shape, (list, tuple)) and any(_is_variable(d) for d in shape)
+
+
+def shape(input: Tensor) -> Tensor:  # noqa: A002 - Paddle's argument name
+    """`paddle.shape(x)`: x's shape as an int32 Tensor. In a Program it is a `shape` op, so a -1
+    (batch) dim is the size fed at run time: `paddle.full([paddle.shape(x)[0], 4], 0.0)`."""
+    if _building() and _is_variable(input):
+        from .static import builder
+        return builder.shape_of(input)
+    if not isinstance(input, Tensor):
+        raise invalid_argument("shape", f"input must be a Tensor, got {type(input).__name__}.")
+    return Tensor._wrap(np.array(input._data.shape, np.int32))
+
+
+def _like(op: str, x, value, dtype) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise invalid_argument(op, f"x must be a Tensor, got {type(x).__name__}.")
+    d = _dtype(dtype, x._data.dtype)
+    if _building() and _is_variable(x):  # Paddle's fill_any_like: x's shape as it is at run time
+        from .static import builder
+        return builder.fill_any_like(x, value, d)
+    return Tensor._wrap(np.full(x._data.shape, value, d))
+
+
 def _shape(op: str, shape) -> tuple[int, ...]:
+    if isinstance(shape, Tensor) and _is_variable(shape):
+        raise invalid_argument(op, "shape is a static Variable, which has no values while the program is built.")
     if isinstance(shape, Tensor):
         shape = shape._data.tolist()
     if isinstance(shape, (int, np.integer)):
@@ -97,7 +144,9 @@ def _shape(op: str, shape) -> tuple[int, ...]:
         if isinstance(n, Tensor):
             n = n.item()
         if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
-            raise invalid_argument(op, f"shape {list(shape)} must hold non-negative ints.")
+            hint = ("in a static Program, size a -1 (batch) dim at run time: paddle.zeros_like(x), or "
+                    "paddle.full([paddle.shape(x)[0], ...], v)." if _building() and -1 in list(shape) else None)
+            raise invalid_argument(op, f"shape {list(shape)} must hold non-negative ints.", hint=hint)
         dims.append(int(n))
     return tuple(dims)
 
@@ -107,15 +156,27 @@ def _dtype(dtype, fallback) -> np.dtype:
 
 
 def zeros(shape, dtype=None, name=None) -> Tensor:
+    if _static_shape(shape):
+        return _full_static("zeros", shape, 0.0, _dtype(dtype, default_float()))
     return Tensor._wrap(np.zeros(_shape("zeros", shape), _dtype(dtype, default_float())))
 
 
 def ones(shape, dtype=None, name=None) -> Tensor:
+    if _static_shape(shape):
+        return _full_static("ones", shape, 1.0, _dtype(dtype, default_float()))
     return Tensor._wrap(np.ones(_shape("ones", shape), _dtype(dtype, default_float())))
 
 
 def empty(shape, dtype=None, name=None) -> Tensor:
+    if _static_shape(shape):
+        return _full_static("empty", shape, 0.0, _dtype(dtype, default_float()))
     return Tensor._wrap(np.empty(_shape("empty", shape), _dtype(dtype, default_float())))
+
+
+def _full_static(op: str, shape, value, dtype: np.dtype) -> Tensor:
+    from .static import builder
+    value = value.item() if isinstance(value, np.generic) else value
+    return builder.fill_shaped(op, shape, value, dtype)
 
 
 def full(shape, fill_value, dtype=None, name=None) -> Tensor:
@@ -125,23 +186,29 @@ def full(shape, fill_value, dtype=None, name=None) -> Tensor:
         raise invalid_argument("full", f"fill_value got {type(fill_value).__name__}, expected a number.")
     fallback = _infer_np_dtype(fill_value) if dtype is None and not isinstance(fill_value, np.number) else None
     d = _dtype(dtype, fallback or default_float())
+    if _static_shape(shape):
+        return _full_static("full", shape, fill_value, d)
     return Tensor._wrap(np.full(_shape("full", shape), fill_value, d))
 
 
 def zeros_like(x: Tensor, dtype=None, name=None) -> Tensor:
-    return Tensor._wrap(np.zeros(x._data.shape, _dtype(dtype, x._data.dtype)))
+    return _like("zeros_like", x, 0, dtype)
 
 
 def ones_like(x: Tensor, dtype=None, name=None) -> Tensor:
-    return Tensor._wrap(np.ones(x._data.shape, _dtype(dtype, x._data.dtype)))
+    return _like("ones_like", x, 1, dtype)
 
 
 def empty_like(x: Tensor, dtype=None, name=None) -> Tensor:
-    return Tensor._wrap(np.empty(x._data.shape, _dtype(dtype, x._data.dtype)))
+    return _like("empty_like", x, 0, dtype)
 
 
 def full_like(x: Tensor, fill_value, dtype=None, name=None) -> Tensor:
-    return Tensor._wrap(np.full(x._data.shape, fill_value, _dtype(dtype, x._data.dtype)))
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    if not isinstance(fill_value, (Number, np.number)):
+        raise invalid_argument("full_like", f"fill_value got {type(fill_value).__name__}, expected a number.")
+    return _like("full_like", x, fill_value.item() if isinstance(fill_value, np.generic) else fill_value, dtype)
 
 
 def _number(op: str, arg: str, value):

@@ -251,6 +251,58 @@ def fill_constant(block: Block, shape, dtype, value, name: str | None = None,
     return var
 
 
+def fill_any_like(x: Variable, value, dtype) -> Variable:
+    """`zeros_like(x)` & co. in a Program: a `fill_any_like` op, sized by x at run time (-1 dims too)."""
+    block = _main_program.current_block()
+    x = as_variable(block, x)
+    var = block.create_var(block.program._unique_name("fill_any_like"), x._data.shape, dtype)
+    block.append_op("fill_any_like", {"X": [x.name]}, {"out": [var.name]},
+                    {"value": value, "dtype": np.dtype(dtype)}, source=user_source(), role=_op_role)
+    return var
+
+
+def shape_of(x: Variable) -> Variable:
+    """`paddle.shape(x)` in a Program: a `shape` op giving x's run-time shape as int32."""
+    block = _main_program.current_block()
+    x = as_variable(block, x)
+    var = block.create_var(block.program._unique_name("shape"), (x._data.ndim,), np.int32)
+    block.append_op("shape", {"Input": [x.name]}, {"out": [var.name]}, {}, source=user_source(), role=_op_role)
+    return var
+
+
+def fill_shaped(op_name: str, shape, value, dtype) -> Variable:
+    """`paddle.full(shape, v)` in a Program where `shape` is a Variable (ShapeTensor) or a list holding
+    Variables (ShapeTensorList): a `fill_constant` whose shape is read at run time."""
+    block = _main_program.current_block()
+    if isinstance(shape, Tensor):
+        sv = as_variable(block, shape)
+        if sv._data.ndim != 1 or sv._data.shape[0] < 0 or sv._data.dtype.kind not in "iu":
+            raise invalid_argument(op_name, f"a shape Variable must be a 1-D int vector of known length, got "
+                                            f"{sv._data.dtype}{list(sv._data.shape)}.")
+        dims, inputs = [-1] * sv._data.shape[0], {"ShapeTensor": [sv.name]}
+    else:
+        dims, given = [], []
+        for d in shape:
+            if isinstance(d, Tensor):
+                dv = as_variable(block, d)
+                if dv._data.dtype.kind not in "iu" or dv._data.size not in (1, -1):
+                    raise invalid_argument(op_name, f"a shape entry Variable must hold one int, got "
+                                                    f"{dv._data.dtype}{list(dv._data.shape)}.")
+                dims.append(-1)
+                given.append(dv.name)
+            elif isinstance(d, (int, np.integer)) and not isinstance(d, bool) and d >= 0:
+                dims.append(int(d))
+            else:
+                raise invalid_argument(op_name, f"shape entries must be non-negative ints or int Variables, "
+                                                f"got {d!r}.")
+        inputs = {"ShapeTensorList": given}
+    var = block.create_var(block.program._unique_name(op_name), dims, dtype)
+    block.append_op("fill_constant", inputs, {"out": [var.name]},
+                    {"shape": tuple(dims), "dtype": np.dtype(dtype), "value": value}, source=user_source(),
+                    role=_op_role)
+    return var
+
+
 # ---- feeding data -------------------------------------------------------------------------
 def data(name: str, shape, dtype=None, lod_level: int = 0) -> Variable:
     """`paddle.static.data("x", [None, 784], "float32")`: a Variable the Executor feeds (None/-1: any size)."""

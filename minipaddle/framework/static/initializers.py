@@ -27,8 +27,14 @@ def static_op(name: str):
 
 
 def _shape(op, env) -> tuple:
-    """The attr shape; -1 dims come from the `like` input when the op has one."""
+    """The attr shape; -1 dims come from the `like` input when the op has one, or the whole shape from a
+    `ShapeTensor` input, or the -1 dims from a `ShapeTensorList` (one 1-element Variable per -1 dim)."""
     shape = tuple(op.attrs["shape"])
+    if op.inputs.get("ShapeTensor"):
+        return _dims(op, np.asarray(env[op.inputs["ShapeTensor"][0]]).reshape(-1).tolist())
+    if op.inputs.get("ShapeTensorList"):
+        given = iter(op.inputs["ShapeTensorList"])
+        return _dims(op, [int(np.asarray(env[next(given)]).reshape(-1)[0]) if d == -1 else d for d in shape])
     if -1 in shape:
         like = op.inputs.get("like")
         if not like:
@@ -36,6 +42,25 @@ def _shape(op, env) -> tuple:
         ref = env[like[0]].shape
         shape = tuple(r if d == -1 else d for d, r in zip(shape, ref))
     return shape
+
+
+def _dims(op, dims: list) -> tuple:
+    if any(int(d) < 0 for d in dims):
+        raise invalid_argument(op.type, f"the shape computed at run time is {dims}, expected non-negative dims.")
+    return tuple(int(d) for d in dims)
+
+
+@static_op("fill_any_like")
+def run_fill_any_like(executor, op, env) -> None:
+    """Paddle's fill_any_like: `value` in the shape of X (known at run time), dtype `dtype`."""
+    x = env[op.inputs["X"][0]]
+    env[op.outputs["out"][0]] = np.full(x.shape, op.attrs["value"], np.dtype(op.attrs["dtype"]))
+
+
+@static_op("shape")
+def run_shape(executor, op, env) -> None:
+    """Paddle's shape op: the run-time shape of Input as an int32 vector."""
+    env[op.outputs["out"][0]] = np.array(env[op.inputs["Input"][0]].shape, np.int32)
 
 
 def _rng(op):

@@ -28,7 +28,7 @@ def constant_folding(program: Program, fetch_list=None, max_elements: int = 6553
 
 
 def _constant_value(block: Block, op: Operator) -> np.ndarray | None:
-    if op.inputs.get("like"):  # a -1 dim sized at run time
+    if op.input_names():  # a shape known only at run time (like / ShapeTensor / ShapeTensorList inputs)
         return None
     env: dict = {}
     STATIC_OPS[op.type](None, op, env)
