@@ -25,7 +25,7 @@ from .ast_transformer import ORIGINS, origin_of
 
 __all__ = ["remap", "user_location", "rewrite_sources"]
 
-_TAG = re.compile(r"(<to_static:[^>]+>):(\d+)")
+_TAG = re.compile(r"(<to_static:.*?>):(\d+)")
 WINDOW = 2  # lines of user source shown above and below the failing one
 
 
