@@ -125,6 +125,7 @@ export class Timeline {
   private tip: HTMLDivElement;
   private detail: HTMLDivElement;
   private rangeLabel: HTMLSpanElement;
+  private toSpan!: HTMLButtonElement;
   private places: RowPlace[] = [];
   private laneTops: number[] = [];
   private height = 0;
@@ -174,11 +175,12 @@ export class Timeline {
         action();
         this.draw();
       });
+      return b;
     };
     add('mp-timeline-zoom-in', '+', 'Zoom in (+, Ctrl+wheel)', () => this.scale.zoom(ZOOM_STEP));
     add('mp-timeline-zoom-out', '−', 'Zoom out (-, Ctrl+wheel)', () => this.scale.zoom(1 / ZOOM_STEP));
     add('mp-timeline-reset', 'fit', 'Show the whole window (0)', () => this.scale.reset());
-    add('mp-timeline-zoom-selection', 'to span', 'Zoom to the selected span', () => this.zoomToSelection());
+    this.toSpan = add('mp-timeline-zoom-selection', 'to span', 'Zoom to the selected span', () => this.zoomToSelection());
     const range = bar.appendChild(el('span', 'mp-timeline-range'));
     range.dataset.testid = 'mp-timeline-range';
     bar.appendChild(el('span', 'mp-timeline-hint', 'drag or Shift+wheel to pan · Ctrl+wheel to zoom'));
@@ -226,6 +228,7 @@ export class Timeline {
       const t = labels.appendChild(svg('text', { x: 4, y: this.height - MEMORY_H / 2 }));
       t.textContent = 'memory';
     }
+    this.toSpan.disabled = this.selected === null;
     this.rangeLabel.textContent = `${duration(Math.round(this.scale.t0))} – ${duration(Math.round(this.scale.t1))}`;
   }
 
@@ -442,7 +445,7 @@ export class Timeline {
       '+': () => this.scale.zoom(ZOOM_STEP), '=': () => this.scale.zoom(ZOOM_STEP),
       '-': () => this.scale.zoom(1 / ZOOM_STEP), '0': () => this.scale.reset(),
       ArrowLeft: () => this.scale.pan(-step), ArrowRight: () => this.scale.pan(step),
-      Escape: () => { this.selected = null; }
+      Escape: () => this.select(null)
     };
     const action = actions[e.key];
     if (!action) return;

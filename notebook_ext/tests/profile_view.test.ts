@@ -310,6 +310,20 @@ describe('profile view DOM', () => {
     expect(t.scale.t0).toBeGreaterThan(t.scale.duration * 3 / 8 - 1);
     view.node.querySelector<HTMLElement>('[data-testid="mp-timeline-reset"]')!.click();
     expect(range()).toBe(whole);
+    const toSpan = view.node.querySelector<HTMLButtonElement>('[data-testid="mp-timeline-zoom-selection"]')!;
+    expect(toSpan.disabled).toBe(true); // nothing selected yet
+    t.select(realProfile().spans.findIndex(s => s.node === 'n2'));
+    expect(toSpan.disabled).toBe(false);
+    toSpan.click();
+    const relu = realProfile().spans.find(s => s.node === 'n2')!;
+    expect(t.scale.t0).toBeLessThanOrEqual(relu.start_ns);
+    expect(t.scale.t1).toBeGreaterThanOrEqual(relu.end_ns);
+    expect(t.scale.span).toBeLessThan(2 * (relu.end_ns - relu.start_ns) + 1000);
+    t.node.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+    expect(t.selected).toBeNull();
+    expect(toSpan.disabled).toBe(true);
+    t.node.dispatchEvent(new KeyboardEvent('keydown', { key: '0', bubbles: true }));
+    expect(range()).toBe(whole);
     const svgEl = t.node.querySelector('svg')!;
     const wheel = (init: WheelEventInit) => { // happy-dom's WheelEvent drops the modifier keys of its init
       const e = new WheelEvent('wheel', { ...init, bubbles: true, cancelable: true });

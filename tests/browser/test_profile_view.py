@@ -2,7 +2,7 @@
 sorted and expanded, the timeline zoomed and hovered, and a click on a span selecting its node in the graph.
 
 The notebook is written into the server's root by the test: a tiny MLP and its training step, then
-  1. `%%paddle_profile` over three steps (the magic's own output: tables + a trace document with `profile`),
+  1. `%%paddle_profile -m` over three steps (the magic's output: tables + a trace document with `profile`),
   2. the profiler inside `paddle.debug.record`, displayed as one trace document: the graph and the profile of
      the same window, so the spans' node ids (n1, n2, ...) are nodes of the Graph tab.
 Read only through the DOM contract (data-testid mp-profile-*, mp-timeline-*, mp-tab-profile, data-node-id).
@@ -53,7 +53,7 @@ def train_step():
 
 train_step()  # compile the kernels before anything is profiled"""
 
-MAGIC = """%%paddle_profile
+MAGIC = """%%paddle_profile -m
 for _ in range(3):
     train_step()"""
 
@@ -131,6 +131,7 @@ def test_paddle_profile_output_table_sorts_and_expands(page, lab, extension) -> 
     lanes = timeline.locator('[data-testid="mp-timeline-lane"]').evaluate_all(
         "gs => gs.map(g => g.getAttribute('data-lane'))")
     assert lanes == ["python", "forward", "backward", "optimizer", "numba-jit", "dataloader"], lanes
+    assert timeline.locator('[data-testid="mp-timeline-memory"] path').count() == 1  # -m: the memory line
     box = timeline.locator("svg").first.bounding_box()
     assert box and box["width"] >= 400 and box["height"] >= 100, f"the timeline is drawn too small: {box}"
     row.click()
