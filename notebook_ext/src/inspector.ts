@@ -8,10 +8,19 @@
  *   tensor        a parameter/input/output: its value at the current step, its .grad, and each
  *                 optimizer update (lr, grad norm, update norm, the value after)
  *   layer, block  the layer path and the ops inside
+ *
+ * and for the Program tab (renderProgramInspector):
+ *   program op    type, block, role, slots with shapes, attrs (long text folded), its source line; in a
+ *                 pass diff what it replaced (a fused op, with its expression and kernel) or that the
+ *                 pass removed / added it; at a run step its time and output summaries
+ *   variable      shape, dtype, kind (parameter, data, persistable); in a run its value at the step,
+ *                 what was fed and fetched
  */
-import { GradNode, OpNode, State, TensorRec } from './schema';
+import { GradNode, OpNode, PassDiff, ProgramDoc, ProgramOp, ProgramRun, ProgramVar, State, TensorRec, TensorSummary } from './schema';
 import { TraceIndex } from './trace_index';
-import { duration, el, heatmapSvg, histogramSvg, num, summaryText } from './format';
+import { clip, DiffMarks, programNode, shapeOf, summaryAt, varKind } from './program_graph';
+import { blockPath, declaringBlock, programOpId } from './steps';
+import { duration, el, heatmapSvg, histogramSvg, num, summaryLine, summaryText } from './format';
 import { VNode, shapeText } from './views';
 
 function row(table: HTMLElement, key: string, value: string | Node): void {
@@ -165,4 +174,114 @@ export function renderInspector(idx: TraceIndex, node: VNode | null, step: numbe
     out.appendChild(table);
     out.appendChild(el('div', 'mp-muted', node.kind === 'collapsed' ? 'Use the layers view to see these ops grouped.' : 'Double-click the box to open it.'));
   }
+}
+
+// ---- the Program tab ---------------------------------------------------------------------------
+
+/** What the Program tab's inspector shows: node `id` of `program`, in a pass diff or at a run step. */
+export interface ProgramInspection {
+  program: ProgramDoc;
+  id: string | null;
+  diff: PassDiff | null;
+  marks: DiffMarks | null;
+  run: ProgramRun | null;
+  /** the run step shown (0-based), null without a run */
+  step: number | null;
+  /** the op id of that step */
+  stepNode: string | null;
+}
+
+
+/** An attribute's value: JSON, or for long / multi-line text (a fused op's generated kernel source)
+ * its first line, unfolding to the whole text. */
+export function attrValue(value: unknown): HTMLElement {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  if (text === undefined || (text.length <= 80 && !text.includes('\n'))) return el('code', undefined, String(text));
+  const box = el('details', 'mp-attr-long');
+  box.appendChild(el('summary', undefined, clip(text.split('\n')[0], 60)));
+  box.appendChild(el('pre', undefined, text));
+  return box;
+}
+
+function summaryBox(title: string, t: TensorSummary | null): HTMLElement {
+  const box = el('div', 'mp-state');
+  box.appendChild(el('div', 'mp-state-title', title));
+  const s = t?.summary;
+  if (!t || !s) {
+    box.appendChild(el('div', 'mp-muted', 'not recorded'));
+    return box;
+  }
+  const dtype = t.dtype === 'float32' ? '' : ` ${t.dtype}`;
+  const line = el('div', 'mp-summary', `[${t.shape.join(', ')}]${dtype} · ${summaryLine(s)}`);
+  if (s.nan_count || s.inf_count) line.classList.add('mp-bad');
+  box.appendChild(line);
+  if (s.histogram) box.appendChild(histogramSvg(s.histogram));
+  const map = t.values ? heatmapSvg(t.values, t.shape) : null;
+  if (map) box.appendChild(map);
+  else if (t.values_omitted) box.appendChild(el('div', 'mp-muted', `values not kept (${t.values_omitted})`));
+  return box;
+}
+
+/** Fill `out` with the Program tab's inspector. */
+export function renderProgramInspector(ctx: ProgramInspection, out: HTMLElement): void {
+  out.replaceChildren();
+  const node = ctx.id ? programNode(ctx.program, ctx.id) : null;
+  if (node === null || ctx.id === null) {
+    out.appendChild(el('div', 'mp-muted', ctx.diff ? `${ctx.diff.pass}: ${ctx.diff.summary}` : 'Click an op or a variable, or step the run, to inspect it.'));
+    return;
+  }
+  if (node.kind === 'op') programOpInspector(ctx, node.op, node.block, ctx.id, out);
+  else programVarInspector(ctx, node.name, node.v, ctx.id, out);
+}
+
+function programOpInspector(ctx: ProgramInspection, op: ProgramOp, block: number, id: string, out: HTMLElement): void {
+  const { program, diff } = ctx;
+  out.appendChild(el('div', 'mp-inspector-title', `${op.type} · ${id}`));
+  const table = el('table', 'mp-props');
+  row(table, 'type', op.type);
+  row(table, 'where', `block ${block}${blockPath(program, block) ? ' (sub-block)' : ''}, op ${op.index}`);
+  row(table, 'role', op.role);
+  const slot = (slots: Record<string, string[]>) => Object.entries(slots).map(([k, names]) =>
+    `${k}: ${names.filter(n => n).map(n => `${n} ${shapeOf(program.blocks[declaringBlock(program, block, n)]?.vars.find(v => v.name === n))}`.trim()).join(', ')}`).join('\n');
+  row(table, 'inputs', el('code', 'mp-slots', slot(op.inputs) || '–'));
+  row(table, 'outputs', el('code', 'mp-slots', slot(op.outputs) || '–'));
+  for (const [k, value] of Object.entries(op.attrs)) row(table, k, attrValue(value));
+  if (op.sub_blocks.length) row(table, 'sub-blocks', op.sub_blocks.map(b => `block ${b}`).join(', '));
+  if (op.source) row(table, 'source', el('code', undefined, `${op.source.file}:${op.source.line}  ${op.source.code}`));
+  const replaced = ctx.marks?.replaced.get(id);
+  if (replaced) row(table, 'replaces', replaced.map(r => `${r.type} (op ${r.index}${r.block ? `, block ${r.block}` : ''})`).join(', '));
+  const fused = diff?.fused.find(f => programOpId(diff.after, f.into.block, f.into.index) === id);
+  if (fused?.expression) row(table, 'expression', el('code', 'mp-slots', fused.expression.replace(/; /g, '\n')));
+  if (fused?.kernel) row(table, 'kernel', fused.kernel);
+  const cls = (diff ? (id.startsWith(diff.before + ':') ? ctx.marks?.before : ctx.marks?.after) : undefined)?.get(id) ?? [];
+  if (cls.includes('mp-removed')) row(table, 'pass', `removed by ${diff?.pass}`);
+  if (cls.includes('mp-fused-away')) row(table, 'pass', `fused away by ${diff?.pass}`);
+  if (cls.includes('mp-added')) row(table, 'pass', `added by ${diff?.pass}`);
+  out.appendChild(table);
+  const rs = ctx.run && ctx.step !== null && ctx.stepNode === id ? ctx.run.steps[ctx.step] : undefined;
+  if (!rs || !ctx.run || ctx.step === null) return;
+  const t2 = el('table', 'mp-props');
+  row(t2, 'run step', `${ctx.step + 1} / ${ctx.run.steps.length} (run ${ctx.run.run})`);
+  row(t2, 'time', duration(rs.time_ns));
+  out.appendChild(t2);
+  for (const [name, summary] of Object.entries(rs.outputs ?? {})) {
+    const box = el('div', 'mp-tensor');
+    box.appendChild(el('div', 'mp-tensor-head', `out ${name}`));
+    box.appendChild(summaryBox('value', summary));
+    out.appendChild(box);
+  }
+}
+
+function programVarInspector(ctx: ProgramInspection, name: string, v: ProgramVar | null, id: string, out: HTMLElement): void {
+  out.appendChild(el('div', 'mp-inspector-title', `${name} · ${id}`));
+  const table = el('table', 'mp-props');
+  row(table, 'variable', name);
+  row(table, 'shape', `${shapeOf(v)} ${v?.dtype ?? ''}`.trim() || '?');
+  row(table, 'kind', varKind(v) + (v?.stop_gradient ? ' · stop_gradient' : ''));
+  out.appendChild(table);
+  const run = ctx.run;
+  if (!run) return;
+  const upto = ctx.step ?? run.steps.length - 1;
+  out.appendChild(summaryBox(run.feed[name] ? 'fed' : 'value at this step', summaryAt(run, name, upto)));
+  if (run.fetch[name]) out.appendChild(summaryBox('fetched', run.fetch[name]));
 }

@@ -3,224 +3,20 @@
  * (`pass_diffs`) as its before and after programs side by side, an Executor run (`program_runs`)
  * stepped op by op, and for a dy2static program its original and transformed source beside it.
  *
- * Ops are boxes, variables ellipses (parameters with a double outline), the sub-blocks of cond /
- * while clusters hung off the op that owns them. Node ids follow the spec: `P0:b0:op3` for an op,
- * `P0:b0:v:x` for a variable (declared in block 0). As in the eager graph, stepping and selecting
- * only move CSS classes on the drawn SVG; Graphviz lays out each program once.
+ * The graph itself (DOT, diff marks, source links) comes from program_graph.ts. As in the eager
+ * graph, stepping and selecting only move CSS classes on the drawn SVG; Graphviz lays out each
+ * program once.
  */
-import { OpRef, PassDiff, ProgramDoc, ProgramOp, ProgramRun, ProgramVar, TensorSummary } from './schema';
-import { StepModel, blockPath, declaringBlock, programOpId, programRunSteps, programVarId } from './steps';
-import { quote } from './dot';
+import { PassDiff, ProgramDoc, ProgramRun } from './schema';
+import { StepModel, programRunSteps } from './steps';
 import { layoutSvg } from './layout';
-import { duration, el, heatmapSvg, histogramSvg, summaryLine } from './format';
+import { el } from './format';
+import { renderProgramInspector } from './inspector';
+import { DiffMarks, addMark, diffMarks, programGraph, sourceLinks } from './program_graph';
 
-/** Above this many ops + variables only parameters and data variables are drawn (ops link op to op). */
-export const PROGRAM_BUDGET = 300;
+/** The highlight classes the view sets (and clears) on graph nodes. */
 const MARKS = ['mp-current', 'mp-done', 'mp-read', 'mp-written', 'mp-selected', 'mp-removed', 'mp-added', 'mp-fused',
   'mp-fused-away', 'mp-source-match'];
-
-export type ProgramNode =
-  | { kind: 'op'; program: string; block: number; op: ProgramOp }
-  | { kind: 'var'; program: string; block: number; v: ProgramVar | null; name: string };
-
-export interface ProgramGraph {
-  dot: string;
-  nodes: Map<string, ProgramNode>;
-  compact: boolean;
-}
-
-/** What graph id `id` names in `program` (an op, a variable), or null. */
-export function programNode(program: ProgramDoc, id: string): ProgramNode | null {
-  const m = /^(P\d+):b(\d+):(?:op(\d+)|v:([\s\S]*))$/.exec(id);
-  if (!m || m[1] !== program.id) return null;
-  const block = Number(m[2]);
-  const b = program.blocks[block];
-  if (!b) return null;
-  if (m[3] !== undefined) {
-    const op = b.ops[Number(m[3])];
-    return op ? { kind: 'op', program: program.id, block, op } : null;
-  }
-  return { kind: 'var', program: program.id, block, name: m[4], v: b.vars.find(v => v.name === m[4]) ?? null };
-}
-
-function shapeOf(v: ProgramVar | null | undefined): string {
-  if (!v) return '';
-  const shape = `[${v.shape.map(d => (d < 0 ? '?' : String(d))).join(', ')}]`;
-  return v.dtype === 'float32' ? shape : `${shape} ${v.dtype}`;
-}
-
-function clip(text: string, n = 40): string {
-  return text.length > n ? text.slice(0, n - 1) + '…' : text;
-}
-
-function varKind(v: ProgramVar | null): string {
-  if (v?.is_parameter) return 'parameter';
-  if (v?.is_data) return 'data';
-  return v?.persistable ? 'persistable' : 'var';
-}
-
-/** The op owning sub-block `k` (a cond / while op), with its place in that op's sub_blocks. */
-function ownerOf(program: ProgramDoc, k: number): { block: number; op: ProgramOp; slot: number } | null {
-  for (const b of program.blocks) {
-    for (const op of b.ops) {
-      const slot = op.sub_blocks.indexOf(k);
-      if (slot >= 0) return { block: b.idx, op, slot };
-    }
-  }
-  return null;
-}
-
-/** The program as Graphviz DOT: ops as boxes, variables as ellipses, sub-blocks as clusters. */
-export function programGraph(program: ProgramDoc, budget = PROGRAM_BUDGET): ProgramGraph {
-  const nodes = new Map<string, ProgramNode>();
-  const pid = program.id;
-  const varRef = (block: number, name: string) => {
-    const home = declaringBlock(program, block, name);
-    return { id: programVarId(pid, home, name), home, v: program.blocks[home]?.vars.find(v => v.name === name) ?? null };
-  };
-  let used = 0;
-  const seenVars = new Set<string>();
-  for (const b of program.blocks) {
-    used += b.ops.length;
-    for (const op of b.ops) {
-      for (const n of [...Object.values(op.inputs), ...Object.values(op.outputs)].flat()) if (n) seenVars.add(varRef(b.idx, n).id);
-    }
-  }
-  const compact = used + seenVars.size > budget;
-  const lines: Map<number, string[]> = new Map(program.blocks.map(b => [b.idx, []]));
-  const edges: string[] = [];
-  const producer = new Map<string, string>();
-  const drawVar = (block: number, name: string): string | null => {
-    const { id, home, v } = varRef(block, name);
-    if (compact && !(v?.is_parameter || v?.is_data)) return null;
-    if (!nodes.has(id)) {
-      nodes.set(id, { kind: 'var', program: pid, block: home, v, name });
-      const kind = varKind(v);
-      const extra = kind === 'parameter' ? ', peripheries=2' : kind === 'data' ? ', style="filled,bold"' : '';
-      lines.get(home)?.push(`${quote(id)} [label=${quote(clip(name) + '\n' + shapeOf(v))}, shape=ellipse, style=filled${extra}, class=${quote('mp-kind-' + kind)}];`);
-    }
-    return id;
-  };
-  const slotEdge = (slot: string) => (nodes.size <= 150 && slot ? `, label=${quote(slot)}` : '');
-  for (const b of program.blocks) {
-    for (const op of b.ops) {
-      const id = programOpId(pid, b.idx, op.index);
-      nodes.set(id, { kind: 'op', program: pid, block: b.idx, op });
-      const outs = Object.values(op.outputs).flat().filter(n => n);
-      const label = op.type + (outs.length ? '\n→ ' + clip(outs.join(', '), 32) : '');
-      const cls = `mp-kind-op mp-role-${op.role}` + (op.type.startsWith('fused') ? ' mp-kind-fused' : '');
-      lines.get(b.idx)?.push(`${quote(id)} [label=${quote(label)}, shape=box, style="rounded,filled", class=${quote(cls)}];`);
-      for (const [slot, names] of Object.entries(op.inputs)) {
-        for (const n of names.filter(x => x)) {
-          const from = producer.get(varRef(b.idx, n).id);
-          const vid = drawVar(b.idx, n);
-          if (vid !== null) edges.push(`${quote(vid)} -> ${quote(id)} [class="mp-edge-input"${slotEdge(slot)}];`);
-          else if (from !== undefined && from !== id) edges.push(`${quote(from)} -> ${quote(id)} [class="mp-edge-input", label=${quote(clip(n, 20))}];`);
-        }
-      }
-      for (const [slot, names] of Object.entries(op.outputs)) {
-        for (const n of names.filter(x => x)) {
-          producer.set(varRef(b.idx, n).id, id);
-          const vid = drawVar(b.idx, n);
-          if (vid !== null) edges.push(`${quote(id)} -> ${quote(vid)} [class="mp-edge-output"${slotEdge(slot)}];`);
-        }
-      }
-    }
-  }
-  const out = [
-    'digraph program {',
-    '  graph [rankdir=TB, compound=true, fontname="Helvetica", fontsize=10, nodesep=0.25, ranksep=0.3, bgcolor=transparent];',
-    '  node [fontname="Helvetica", fontsize=10, height=0.3, margin="0.08,0.03", fillcolor=white];',
-    '  edge [fontname="Helvetica", fontsize=8, arrowsize=0.6];'
-  ];
-  const kids = new Map<number, number[]>();
-  for (const b of program.blocks) if (b.idx > 0) kids.set(b.parent, [...(kids.get(b.parent) ?? []), b.idx]);
-  const emit = (k: number, indent: string, seen: Set<number>) => {
-    if (seen.has(k)) return;
-    seen.add(k);
-    for (const line of lines.get(k) ?? []) out.push(indent + line);
-    for (const c of kids.get(k) ?? []) {
-      const owner = ownerOf(program, c);
-      const label = `block ${c}` + (owner ? ` · ${owner.op.type} (op ${owner.op.index})` + (owner.op.sub_blocks.length > 1 ? ` #${owner.slot}` : '') : '');
-      out.push(`${indent}subgraph ${quote(`cluster_${pid}:b${c}`)} {`);
-      out.push(`${indent}  label=${quote(label)}; class="mp-cluster-block"; style="rounded,dashed"; fontsize=9;`);
-      emit(c, indent + '  ', seen);
-      out.push(`${indent}}`);
-    }
-  };
-  emit(0, '  ', new Set());
-  out.push(...edges.map(e => '  ' + e));
-  for (const b of program.blocks) {  // a dashed edge from the owning op into its sub-block's cluster
-    const owner = b.idx > 0 ? ownerOf(program, b.idx) : null;
-    const first = b.ops[0];
-    if (!owner || !first) continue;
-    out.push(`  ${quote(programOpId(pid, owner.block, owner.op.index))} -> ${quote(programOpId(pid, b.idx, first.index))} ` +
-      `[lhead=${quote(`cluster_${pid}:b${b.idx}`)}, style=dashed, class="mp-edge-subblock"];`);
-  }
-  out.push('}');
-  return { dot: out.join('\n'), nodes, compact };
-}
-
-export interface DiffMarks {
-  before: Map<string, string[]>;
-  after: Map<string, string[]>;
-  /** fused op id (in AFTER) -> the ops of BEFORE it replaced */
-  replaced: Map<string, OpRef[]>;
-}
-
-function addMark(marks: Map<string, string[]>, id: string, cls: string): void {
-  const list = marks.get(id) ?? [];
-  if (!list.includes(cls)) list.push(cls);
-  marks.set(id, list);
-}
-
-function varKeys(program: ProgramDoc | undefined): Set<string> {
-  return new Set((program?.blocks ?? []).flatMap(b => b.vars.map(v => `${b.idx}:${v.name}`)));
-}
-
-/** Which nodes a pass diff highlights: removed ops (and variables gone) in BEFORE, added and fused
- * ops (and new variables) in AFTER, the ops a fused op replaced. */
-export function diffMarks(diff: PassDiff, before?: ProgramDoc, after?: ProgramDoc): DiffMarks {
-  const marks: DiffMarks = { before: new Map(), after: new Map(), replaced: new Map() };
-  for (const r of diff.removed) addMark(marks.before, programOpId(diff.before, r.block, r.index), 'mp-removed');
-  for (const r of diff.added) addMark(marks.after, programOpId(diff.after, r.block, r.index), 'mp-added');
-  for (const f of diff.fused) {
-    const id = programOpId(diff.after, f.into.block, f.into.index);
-    addMark(marks.after, id, 'mp-fused');
-    marks.replaced.set(id, f.from);
-    for (const r of f.from) addMark(marks.before, programOpId(diff.before, r.block, r.index), 'mp-fused-away');
-  }
-  if (before && after) {
-    const [a, b] = [varKeys(before), varKeys(after)];
-    for (const key of a) if (!b.has(key)) addMark(marks.before, `${diff.before}:b${key.replace(':', ':v:')}`, 'mp-removed');
-    for (const key of b) if (!a.has(key)) addMark(marks.after, `${diff.after}:b${key.replace(':', ':v:')}`, 'mp-added');
-  }
-  return marks;
-}
-
-/** dy2static: which ops each line of the original source produced, and each op's line. */
-export function sourceLinks(program: ProgramDoc): { opsOfLine: Map<number, string[]>; lineOfOp: Map<string, number> } {
-  const opsOfLine = new Map<number, string[]>();
-  const lineOfOp = new Map<string, number>();
-  const origin = program.origin;
-  for (const b of program.blocks) {
-    for (const op of b.ops) {
-      const src = op.source;
-      if (!src || (origin && src.file && origin.file && src.file !== origin.file)) continue;
-      const id = programOpId(program.id, b.idx, op.index);
-      lineOfOp.set(id, src.line);
-      opsOfLine.set(src.line, [...(opsOfLine.get(src.line) ?? []), id]);
-    }
-  }
-  return { opsOfLine, lineOfOp };
-}
-
-/** The programs' runs, feeds included: the last summary of variable `name` at or before run step `upto`. */
-export function summaryAt(run: ProgramRun, name: string, upto: number): TensorSummary | null {
-  let found: TensorSummary | null = run.feed[name] ?? null;
-  for (let i = 0; i <= upto && i < run.steps.length; i++) found = run.steps[i].outputs?.[name] ?? found;
-  return found;
-}
 
 export interface ProgramViewOptions {
   layout?: (dot: string) => Promise<string>;
@@ -348,46 +144,6 @@ class GraphPane {
     this.graphEl.addEventListener('pointerup', end);
     this.graphEl.addEventListener('pointerleave', end);
   }
-}
-
-function row(table: HTMLElement, key: string, value: string | Node): void {
-  const tr = el('tr');
-  tr.appendChild(el('th', undefined, key));
-  const td = el('td');
-  if (typeof value === 'string') td.textContent = value;
-  else td.appendChild(value);
-  tr.appendChild(td);
-  table.appendChild(tr);
-}
-
-/** An attribute's value: JSON, or for long / multi-line text (a fused op's generated kernel source)
- * its first line, unfolding to the whole text. */
-export function attrValue(value: unknown): HTMLElement {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  if (text === undefined || (text.length <= 80 && !text.includes('\n'))) return el('code', undefined, String(text));
-  const box = el('details', 'mp-attr-long');
-  box.appendChild(el('summary', undefined, clip(text.split('\n')[0], 60)));
-  box.appendChild(el('pre', undefined, text));
-  return box;
-}
-
-function summaryBox(title: string, t: TensorSummary | null): HTMLElement {
-  const box = el('div', 'mp-state');
-  box.appendChild(el('div', 'mp-state-title', title));
-  const s = t?.summary;
-  if (!t || !s) {
-    box.appendChild(el('div', 'mp-muted', 'not recorded'));
-    return box;
-  }
-  const dtype = t.dtype === 'float32' ? '' : ` ${t.dtype}`;
-  const line = el('div', 'mp-summary', `[${t.shape.join(', ')}]${dtype} · ${summaryLine(s)}`);
-  if (s.nan_count || s.inf_count) line.classList.add('mp-bad');
-  box.appendChild(line);
-  if (s.histogram) box.appendChild(histogramSvg(s.histogram));
-  const map = t.values ? heatmapSvg(t.values, t.shape) : null;
-  if (map) box.appendChild(map);
-  else if (t.values_omitted) box.appendChild(el('div', 'mp-muted', `values not kept (${t.values_omitted})`));
-  return box;
 }
 
 /** The Program tab (data-testid mp-program-view): program select, pass list, run stepping, graph(s),
@@ -704,69 +460,12 @@ export class ProgramView {
 
   // ---- inspector ---------------------------------------------------------------------------------
   private renderInspector(): void {
-    const out = this.inspector;
-    out.replaceChildren();
     const s = this.currentStep();
     const id = this.selected ?? s?.node ?? null;
     const program = this.diff === null ? this.program : this.programs.get(id?.split(':')[0] ?? '') ?? this.program;
-    const node = id ? programNode(program, id) : null;
-    if (node === null) {
-      out.appendChild(el('div', 'mp-muted', this.diff ? `${this.diff.pass}: ${this.diff.summary}` : 'Click an op or a variable, or step the run, to inspect it.'));
-      return;
-    }
-    if (node.kind === 'op') this.opInspector(node.op, node.block, id!, out);
-    else this.varInspector(node.name, node.v, id!, out);
-  }
-
-  private opInspector(op: ProgramOp, block: number, id: string, out: HTMLElement): void {
-    out.appendChild(el('div', 'mp-inspector-title', `${op.type} · ${id}`));
-    const table = el('table', 'mp-props');
-    row(table, 'type', op.type);
-    row(table, 'where', `block ${block}${blockPath(this.programs.get(id.split(':')[0]) ?? this.program, block) ? ' (sub-block)' : ''}, op ${op.index}`);
-    row(table, 'role', op.role);
-    const program = this.programs.get(id.split(':')[0]) ?? this.program;
-    const slot = (slots: Record<string, string[]>) => Object.entries(slots).map(([k, names]) =>
-      `${k}: ${names.filter(n => n).map(n => `${n} ${shapeOf(program.blocks[declaringBlock(program, block, n)]?.vars.find(v => v.name === n))}`.trim()).join(', ')}`).join('\n');
-    row(table, 'inputs', el('code', 'mp-slots', slot(op.inputs) || '–'));
-    row(table, 'outputs', el('code', 'mp-slots', slot(op.outputs) || '–'));
-    for (const [k, value] of Object.entries(op.attrs)) row(table, k, attrValue(value));
-    if (op.sub_blocks.length) row(table, 'sub-blocks', op.sub_blocks.map(b => `block ${b}`).join(', '));
-    if (op.source) row(table, 'source', el('code', undefined, `${op.source.file}:${op.source.line}  ${op.source.code}`));
-    const replaced = this.marks?.replaced.get(id);
-    if (replaced) row(table, 'replaces', replaced.map(r => `${r.type} (op ${r.index}${r.block ? `, block ${r.block}` : ''})`).join(', '));
-    const fused = this.diff?.fused.find(f => programOpId(this.diff!.after, f.into.block, f.into.index) === id);
-    if (fused?.expression) row(table, 'expression', el('code', 'mp-slots', fused.expression.replace(/; /g, '\n')));
-    if (fused?.kernel) row(table, 'kernel', fused.kernel);
-    const cls = (this.diff ? (id.startsWith(this.diff.before + ':') ? this.marks?.before : this.marks?.after) : undefined)?.get(id) ?? [];
-    if (cls.includes('mp-removed')) row(table, 'pass', `removed by ${this.diff?.pass}`);
-    if (cls.includes('mp-fused-away')) row(table, 'pass', `fused away by ${this.diff?.pass}`);
-    if (cls.includes('mp-added')) row(table, 'pass', `added by ${this.diff?.pass}`);
-    out.appendChild(table);
-    const s = this.currentStep();
-    if (!s || s.node !== id || !this.run || !this.model) return;
-    const rs = this.run.steps[this.model.index];
-    const t2 = el('table', 'mp-props');
-    row(t2, 'run step', `${this.model.index + 1} / ${this.model.length} (run ${this.run.run})`);
-    row(t2, 'time', duration(rs.time_ns));
-    out.appendChild(t2);
-    for (const [name, summary] of Object.entries(rs.outputs ?? {})) {
-      const box = el('div', 'mp-tensor');
-      box.appendChild(el('div', 'mp-tensor-head', `out ${name}`));
-      box.appendChild(summaryBox('value', summary));
-      out.appendChild(box);
-    }
-  }
-
-  private varInspector(name: string, v: ProgramVar | null, id: string, out: HTMLElement): void {
-    out.appendChild(el('div', 'mp-inspector-title', `${name} · ${id}`));
-    const table = el('table', 'mp-props');
-    row(table, 'variable', name);
-    row(table, 'shape', `${shapeOf(v)} ${v?.dtype ?? ''}`.trim() || '?');
-    row(table, 'kind', varKind(v) + (v?.stop_gradient ? ' · stop_gradient' : ''));
-    out.appendChild(table);
-    if (!this.run || this.diff !== null) return;
-    const upto = this.model?.index ?? this.run.steps.length - 1;
-    out.appendChild(summaryBox(this.run.feed[name] ? 'fed' : 'value at this step', summaryAt(this.run, name, upto)));
-    if (this.run.fetch[name]) out.appendChild(summaryBox('fetched', this.run.fetch[name]));
+    renderProgramInspector({
+      program, id, diff: this.diff, marks: this.marks, run: this.diff === null ? this.run : null,
+      step: this.model && this.diff === null ? this.model.index : null, stepNode: s?.node ?? null
+    }, this.inspector);
   }
 }

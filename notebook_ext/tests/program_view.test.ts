@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ProgramView, attrValue, diffMarks, programGraph, programNode, sourceLinks, summaryAt } from '../src/program_view';
+import { ProgramView } from '../src/program_view';
+import { attrValue } from '../src/inspector';
+import { diffMarks, programGraph, programNode, sourceLinks, summaryAt } from '../src/program_graph';
 import { StepModel, blockPath, declaringBlock, programRunSteps } from '../src/steps';
 import { TraceView } from '../src/trace_view';
 import { fixture } from './helpers';
