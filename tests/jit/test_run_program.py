@@ -8,7 +8,7 @@ import pytest
 import minipaddle as paddle
 from minipaddle import nn, static
 from minipaddle.framework.jit.run_program import run_program
-from tests.ops.opcheck import check_grad
+from tests.ops.opcheck import check_double_grad, check_grad
 
 
 def build(fn, specs):
@@ -153,6 +153,17 @@ def test_grads_through_cond_and_while_match_central_differences():
     for x in (np.abs(rng.standard_normal((2, 3))), -np.abs(rng.standard_normal((2, 3)))):
         w = np.abs(rng.standard_normal((3, 2)))
         check_grad(lambda x, w: run_program(main, ["x", "w", "n"], [x, w, n], [out.name], {})[0], [x, w])
+
+
+def test_double_grad_through_a_cond_matches_central_differences():
+    def f(x, w):
+        h = paddle.matmul(x, w)
+        return static.nn.cond(paddle.mean(x) > 0, lambda: paddle.tanh(h) * h, lambda: h * h * h)
+    main, _, out = build(f, [("x", [None, 3], "float64"), ("w", [3, 2], "float64")])
+    rng = np.random.default_rng(5)
+    for x in (np.abs(rng.standard_normal((2, 3))), -np.abs(rng.standard_normal((2, 3)))):
+        check_double_grad(lambda x, w: run_program(main, ["x", "w"], [x, w], [out.name], {})[0],
+                          [x, rng.standard_normal((3, 2))])
 
 
 def test_bad_calls_raise_clear_errors():
