@@ -389,7 +389,8 @@ export class ProgramView {
 
   update(): void {
     const m = this.model;
-    this.runLabel.textContent = m ? m.label() : '';
+    const dropped = this.run?.steps_dropped ? ` (${this.run.steps_dropped} later ops not kept)` : '';
+    this.runLabel.textContent = m ? m.label() + dropped : '';
     if (m) this.slider.value = String(m.index);
     const [back, fwd] = this.runButtons;
     if (back) back.disabled = !m || m.index <= 0;

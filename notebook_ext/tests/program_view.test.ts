@@ -87,6 +87,14 @@ describe('stepping an Executor run', () => {
     expect(m.current?.phase).toBe('backward');
   });
 
+  it('says when the recording kept only the first ops of a run', async () => {
+    const doc = programDocument();
+    doc.program_runs![0].steps_dropped = 40;
+    const v = new ProgramView(doc);
+    await v.ready;
+    expect(v.node.querySelector('[data-testid="mp-run-label"]')?.textContent).toBe('step 1 / 11 · forward · matmul (op 0) (40 later ops not kept)');
+  });
+
   it('flags a step whose outputs hold NaN/Inf, so continue stops there', () => {
     const run = runs()[0];
     run.steps[3].outputs.m = summary(0, { nan_count: 2 });
