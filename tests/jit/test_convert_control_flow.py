@@ -214,3 +214,30 @@ def test_program_runs_with_the_static_executor_too():
     for x in XS:
         got, = exe.run(cp.main_program, feed={cp.inputs[0].name: x.numpy()}, fetch_list=cp.outputs)
         np.testing.assert_allclose(got, while_data_dependent(x).numpy())
+
+
+def test_a_python_number_accumulator_takes_the_bodys_dtype_and_shape():
+    def f(x, n):
+        total = 0
+        i = 0
+        while i < n:
+            total = total + x * 0.5
+            i += 1
+        return total
+    sf = _check(f, (XS[0], T(3)), (XS[1], T(1)))
+    assert "while" in _op_types(sf.concrete_program.main_program)
+
+
+def test_shape_dims_unknown_while_building_are_computed_at_run_time():
+    def f(x):
+        s = x[0] * 0
+        for _ in range(x.shape[0]):
+            s = s + x[0]
+        return s, len(x)
+    sf = paddle.jit.to_static(f, input_spec=[paddle.static.InputSpec([None, 3], "float32")])
+    for rows in (1, 2, 5):
+        x = paddle.ones([rows, 3])
+        s, n = sf(x)
+        np.testing.assert_allclose(s.numpy(), np.full([3], float(rows)))
+        assert int(n) == rows
+    assert len(sf.program_cache) == 1

@@ -228,16 +228,44 @@ def convert_while_loop(cond_fn, body_fn, loop_vars: tuple = (), names: tuple = (
         values = tuple(body_fn(*values))
 
 
+class _Retry(Exception):
+    """The body turned a loop variable that started as a Python number into another dtype/shape."""
+
+    def __init__(self, metas: dict) -> None:
+        super().__init__("retry")
+        self.metas = metas
+
+
 def _static_while(cond_fn, body_fn, values: tuple, names: tuple) -> tuple:
+    """Build a `while` op. A loop variable that starts as a Python number (`total = 0`) takes the dtype and
+    shape the body gives it: the first build finds them, the loop is then built again from there."""
+    program = builder.default_main_program()
+    block = program.current_block()
+    metas: dict = {}
+    for _ in range(3):
+        n_blocks, n_ops = len(program.blocks), len(block.ops)
+        try:
+            return _build_while(cond_fn, body_fn, values, names, metas)
+        except _Retry as retry:
+            del program.blocks[n_blocks:]  # forget the attempt: its sub-blocks and the ops it added here
+            program.current_block_idx = block.idx
+            block._remove_ops(n_ops)
+            metas.update(retry.metas)
+    raise precondition_not_met("to_static", f"the loop variables {list(names)} keep changing dtype or shape.")
+
+
+def _build_while(cond_fn, body_fn, values: tuple, names: tuple, metas: dict) -> tuple:
     from ..static.nn import while_loop
     block = builder.default_main_program().current_block()
-    inits = []
+    inits, from_number = [], []
     for i, v in enumerate(values):
         label = names[i] if i < len(names) else f"#{i}"
         if isinstance(v, Tensor):
             inits.append(v)
         elif _is_number(v):
-            inits.append(builder.fill_constant(block, (), _number_dtype(v), v))
+            shape, dtype = metas.get(i, ((), _number_dtype(v)))
+            inits.append(builder.fill_constant(block, shape, dtype, v))
+            from_number.append(i)
         else:
             raise invalid_argument("to_static", f"loop variable '{label}' is {v!r} when a loop whose condition is "
                                                 "a tensor starts; every loop variable needs a tensor or number "
@@ -247,19 +275,28 @@ def _static_while(cond_fn, body_fn, values: tuple, names: tuple) -> tuple:
     def body(*vs):
         out = tuple(body_fn(*vs))
         sub = builder.default_main_program().current_block()
-        fixed = []
-        for i, (v, init) in enumerate(zip(out, inits)):
-            if isinstance(v, Tensor):
-                fixed.append(v)
-            elif _is_number(v):
-                fixed.append(builder.fill_constant(sub, _fill_shape(init), init._data.dtype, v))
-            else:
-                label = names[i] if i < len(names) else f"#{i}"
-                raise invalid_argument("to_static", f"the loop body leaves loop variable '{label}' as {v!r}; "
-                                                    "expected a tensor or a number.")
-        return fixed
+        changed = {}
+        for i in from_number:
+            if isinstance(out[i], Tensor):
+                shape = tuple(out[i]._data.shape)
+                meta = (() if -1 in shape else shape, out[i]._data.dtype)
+                if meta != (tuple(inits[i]._data.shape), inits[i]._data.dtype):
+                    changed[i] = meta
+        if changed:
+            raise _Retry(changed)
+        return [_loop_value(v, init, names, i, sub) for i, (v, init) in enumerate(zip(out, inits))]
 
     return tuple(while_loop(lambda *vs: cond_fn(*vs), body, inits))
+
+
+def _loop_value(v, init, names: tuple, i: int, block):
+    if isinstance(v, Tensor):
+        return v
+    if _is_number(v):
+        return builder.fill_constant(block, _fill_shape(init), init._data.dtype, v)
+    label = names[i] if i < len(names) else f"#{i}"
+    raise invalid_argument("to_static", f"the loop body leaves loop variable '{label}' as {v!r}; expected a tensor "
+                                        "or a number.")
 
 
 # ---- logic --------------------------------------------------------------------------------------
@@ -301,18 +338,18 @@ def convert_logical_not(x):
 
 
 # ---- len, iteration, range ------------------------------------------------------------------------
-def _runtime_dim0(x: Variable):
-    """The size of x's first dim as an int64 Variable, when the build-time shape says -1."""
+def _runtime_dim(x: Variable, axis: int):
+    """The size of x's `axis` as a 0-D int64 Variable, for a dim the build-time shape gives as -1:
+    the count of elements along that axis (other axes taken at index 0)."""
     from ..ops.compare import isnan, logical_not, logical_or
     from ..ops.elementwise import cast
     from ..ops.reduction import sum as reduce_sum
-    col = x
-    for d in x._data.shape[1:]:
-        if d <= 0:
-            raise unimplemented("to_static", f"len() of a Variable of shape {list(x._data.shape)}: its other dims "
-                                             "must be known and non-empty.")
-        col = col[:, 0] if col._data.ndim > 1 else col
-    nan = isnan(col)
+    shape = x._data.shape
+    if any(d == 0 for a, d in enumerate(shape) if a != axis):
+        raise unimplemented("to_static", f"the size of dim {axis} of a Variable of shape {list(shape)} is only known "
+                                         "at run time, and an empty dim elsewhere hides it.")
+    line = x[tuple(slice(None) if a == axis else 0 for a in range(len(shape)))] if len(shape) > 1 else x
+    nan = isnan(line)
     return reduce_sum(cast(logical_or(nan, logical_not(nan)), "int64"))
 
 
@@ -322,7 +359,7 @@ def convert_len(x):
         if not x._data.shape:
             raise invalid_argument("len", f"Variable '{x.name}' is 0-D and has no length.")
         n = x._data.shape[0]
-        return n if n != -1 else _runtime_dim0(x)
+        return n if n != -1 else _runtime_dim(x, 0)
     return len(x)
 
 
@@ -365,7 +402,10 @@ def convert_var_dtype(x, kind: str):
 
 
 def convert_shape(x):
-    """`x.shape`: a Variable's build-time shape (-1 for a dim only known at run time)."""
+    """`x.shape`: a Variable's dims that are only known at run time (-1 while building) become int64
+    Variables computed by the program, so `range(x.shape[0])` loops the right number of times."""
+    if _building() and _is_var(x) and -1 in x._data.shape:
+        return [d if d != -1 else _runtime_dim(x, a) for a, d in enumerate(x._data.shape)]
     return x.shape
 
 
