@@ -241,3 +241,19 @@ def test_shape_dims_unknown_while_building_are_computed_at_run_time():
         np.testing.assert_allclose(s.numpy(), np.full([3], float(rows)))
         assert int(n) == rows
     assert len(sf.program_cache) == 1
+
+
+def test_conditional_expression_on_a_tensor_is_a_cond():
+    def f(x):
+        return x * 2 if x.sum() > 0 else x - 1
+    sf = _check(f, (XS[0],), (XS[1],))
+    assert "cond" in _op_types(sf.concrete_program.main_program)
+
+
+def test_casts_of_tensors_become_cast_ops():
+    def f(x):
+        n = int(x.sum())
+        return x * float(n) if bool(x.sum() > 0) else x
+    sf = paddle.jit.to_static(f)
+    np.testing.assert_allclose(sf(T([1.0, 2.5])).numpy(), f(T([1.0, 2.5])).numpy())
+    assert "cast" in _op_types(sf.concrete_program.main_program)

@@ -12,7 +12,8 @@ The names passed in and out are those a branch assigns that are read later (or r
 branch before being assigned); names first bound inside get an `UndefinedVar` placeholder
 before the `if` (create_variable). `elif` is an `if` inside the else branch, so it nests.
 A branch holding `return`/`break`/`continue` that the earlier passes could not turn into flags
-stays a Python `if`.
+stays a Python `if`. A conditional expression `a if c else b` becomes
+`_jst.convert_ifelse(c, lambda: a, lambda: b)`.
 """
 from __future__ import annotations
 
@@ -46,3 +47,13 @@ class IfElseTransformer(FunctionScoped):
         self.visit_FunctionDef(true_def)
         self.visit_FunctionDef(false_def)
         return inits + [true_def, false_def, located(stmt, node)]
+
+    def visit_IfExp(self, node: ast.IfExp):
+        self.generic_visit(node)
+        return located(jst_call("convert_ifelse", [node.test, _thunk(node.body), _thunk(node.orelse)]), node)
+
+
+def _thunk(expr: ast.expr) -> ast.Lambda:
+    args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                         defaults=[])
+    return ast.Lambda(args=args, body=expr)
