@@ -260,3 +260,42 @@ def test_calling_a_loaded_model_wrongly(saved):
         loaded(paddle.ones([2, 5]))
     with pytest.raises(ValueError, match="expected a Tensor"):
         loaded([1.0, 2.0, 3.0, 4.0])
+
+
+class Finetune(nn.Layer):
+    """A loaded model as the backbone of a new one."""
+
+    def __init__(self, backbone) -> None:
+        super().__init__()
+        self.backbone = backbone
+        self.head = nn.Linear(3, 2)
+
+    def forward(self, x):
+        return self.head(F.relu(self.backbone(x)))
+
+
+def test_a_loaded_model_inside_a_new_model_converts_traces_and_saves(tmp_path):
+    paddle.seed(4)
+    jit_io.save(_FakeStaticFunction(nn.Linear(4, 3)), str(tmp_path / "backbone"), input_spec=SPEC)  # has a cond
+    first, second = jit_io.load(str(tmp_path / "backbone")), jit_io.load(str(tmp_path / "backbone"))
+    assert {p.name for p in first.parameters()}.isdisjoint(p.name for p in second.parameters())
+    model = Finetune(first)
+    x = paddle.to_tensor(np.abs(data()[0].numpy()))
+    eager = [model(x).numpy(), model(-x).numpy()]
+    jit_io.save(model, str(tmp_path / "whole"), input_spec=SPEC)  # traced: the backbone's ops are copied in
+    whole = jit_io.load(str(tmp_path / "whole"))
+    assert list(whole.state_dict()) == list(model.state_dict())  # backbone.<its names>, head.weight, head.bias
+    assert list(model.state_dict())[-1] == "head.bias"
+    assert "cond" in [op.type for op in whole.program().global_block().ops]
+    np.testing.assert_allclose(whole(x).numpy(), eager[0], rtol=1e-6)
+    np.testing.assert_allclose(whole(-x).numpy(), eager[1], rtol=1e-6)
+    model.train()
+    model(-x).sum().backward()
+    eager_grads = [p.grad.numpy().copy() for p in model.parameters()]
+    model.clear_gradients()
+    paddle.jit.to_static(model)
+    np.testing.assert_allclose(model(-x).numpy(), eager[1], rtol=1e-6)
+    assert "cond" in [op.type for op in model.forward.main_program.global_block().ops]
+    model(-x).sum().backward()  # through the converted outer Program into the loaded parameters
+    for p, g in zip(model.parameters(), eager_grads):
+        np.testing.assert_allclose(p.grad.numpy(), g, rtol=1e-5, atol=1e-7)

@@ -12,7 +12,9 @@ Constant ops (fill_constant, assign_value, random fills) run their static handle
 constant Tensors; `cond` runs the sub-block its predicate picks and `while` repeats its body,
 both eagerly, so gradients follow the path actually taken. When nothing needs a gradient
 (under `paddle.no_grad()`, or all inputs and params stop gradients) the static Executor runs
-the Program instead: same kernels, no graph bookkeeping.
+the Program instead: same kernels, no graph bookkeeping. Called while another Program is being
+built (a loaded model inside a model being converted or traced), it copies its ops into that
+Program instead (`inline_program`).
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from ..dispatch import dispatch
 from ..errors import invalid_argument, not_found, precondition_not_met, unimplemented
 from ..registry import get_op
 from ..tensor import Tensor
+from ..static import builder
 from ..static.executor import Executor
 from ..static.initializers import STATIC_OPS
 from ..static.program import Block, Program
@@ -146,9 +149,8 @@ def run_program(program: Program, feed_names: list[str], inputs: list[Tensor], f
     if params is None:
         params = {}
     _check_args(program, feed_names, inputs, fetch_names, params)
-    if _dispatch.static_builder is not None:
-        raise unimplemented(_API, "a loaded or converted program cannot run while another static Program is "
-                                  "being built.", hint="call it in dygraph mode (paddle.disable_static()).")
+    if _dispatch.static_builder is not None:  # called while another Program is built: copy the ops in
+        return inline_program(program, feed_names, inputs, fetch_names, params)
     if not _needs_grad(inputs, params):
         return _run_static(program, feed_names, inputs, fetch_names, params)
     env: dict[str, Tensor] = dict(params)
@@ -230,3 +232,41 @@ def _run_while(program: Program, op, env: dict) -> None:
         values = [local[n] for n in a["body_outs"]]
     for out, value in zip(op.outputs["Out"], values):
         env[out] = value
+
+
+# ---- building: the program's ops copied into the Program being built -----------------------------------
+_NAME_ATTRS = {"cond": ("true_outs", "false_outs"), "while": ("cond_inputs", "cond_out", "body_inputs", "body_outs")}
+
+
+def inline_program(program: Program, feed_names, inputs, fetch_names, params: dict) -> list:
+    """Append `program`'s ops to the block being built (a loaded model inside a model that is being
+    converted or traced): feeds become the given inputs, persistables the given params (lifted as
+    parameters of the new Program), every other variable -- sub-blocks included -- a fresh name."""
+    target = builder.default_main_program()
+    block = target.current_block()
+    names = {n: builder.as_variable(block, t).name for n, t in zip(feed_names, inputs)}
+    names.update((n, builder.as_variable(block, t).name) for n, t in params.items())
+    block_map = {0: block.idx}
+    try:
+        for src in program.blocks[1:]:
+            new = target._create_block(block_map[src.parent_idx])
+            block_map[src.idx] = new.idx
+    finally:
+        target.current_block_idx = block.idx
+    for src in program.blocks:
+        dst = target.blocks[block_map[src.idx]]
+        for name, var in src.vars.items():
+            if name not in names:
+                names[name] = target._unique_name(name.split(".tmp_")[0])
+                dst.create_var(names[name], var._data.shape, var._data.dtype, stop_gradient=var.stop_gradient)
+    for src in program.blocks:
+        dst = target.blocks[block_map[src.idx]]
+        for op in src.ops:
+            attrs = dict(op.attrs)
+            for key in _NAME_ATTRS.get(op.type, ()):
+                value = attrs[key]
+                attrs[key] = names[value] if isinstance(value, str) else [names[n] for n in value]
+            dst.append_op(op.type, {k: [names[n] for n in v] for k, v in op.inputs.items()},
+                          {k: [names[n] for n in v] for k, v in op.outputs.items()}, attrs,
+                          sub_blocks=[block_map[i] for i in op.sub_blocks], source=op.source, role=op.role)
+    return [block._find_var_recursive(names[n]) for n in fetch_names]

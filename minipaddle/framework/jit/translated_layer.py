@@ -18,7 +18,7 @@ import numpy as np
 
 from ...nn.layer.layers import Layer
 from ..errors import invalid_argument
-from ..parameter import Parameter
+from ..parameter import Parameter, unique_name
 from ..static.program import Program
 from ..tensor import Tensor
 from .run_program import run_program
@@ -67,7 +67,8 @@ class TranslatedLayer(Layer):
             value = Tensor._wrap(array)
             owner.register_buffer(leaf, value)
         else:
-            value = Parameter(array, name=var_name, trainable=trainable)
+            # a fresh name: the same file loaded twice, or beside a new model, must not share parameters
+            value = Parameter(array, name=unique_name(var_name), trainable=trainable)
             owner.add_parameter(leaf, value)
         self._persistables[var_name] = value
 
