@@ -30,7 +30,7 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
 const ROW_H = 16;
 const LANE_GAP = 4;
 const LABEL_W = 84;
-const AXIS_H = 18;
+const AXIS_H = 28; // tick labels above, step labels below
 const MEMORY_H = 36;
 const MIN_PX = 2;
 const DEFAULT_WIDTH = 900;
@@ -150,6 +150,12 @@ export class Timeline {
     this.detail = this.node.appendChild(el('div', 'mp-timeline-detail',
       'Click a span to select its node in the graph; click an operator below to highlight its spans.'));
     this.detail.dataset.testid = 'mp-timeline-detail';
+    if (profile.memory) {
+      const m = profile.memory;
+      const note = this.node.appendChild(el('div', 'mp-profile-note', `memory (bytes of op outputs): peak `
+        + `${bytes(m.peak_bytes)} · allocated ${bytes(m.allocated_bytes)} · freed ${bytes(m.freed_bytes)}`));
+      note.dataset.testid = 'mp-timeline-memory-note';
+    }
     if (profile.spans_dropped) {
       const note = this.node.appendChild(el('div', 'mp-profile-note', `${profile.spans_dropped} more spans were `
         + `recorded than the timeline keeps (the first ${profile.spans.length}); profile fewer steps, or use a `
@@ -225,8 +231,10 @@ export class Timeline {
       t.textContent = lane.lane;
     });
     if (this.profile.memory) {
-      const t = labels.appendChild(svg('text', { x: 4, y: this.height - MEMORY_H / 2 }));
-      t.textContent = 'memory';
+      const top = this.height - MEMORY_H;
+      labels.appendChild(svg('text', { x: 4, y: top + 12 })).textContent = 'memory';
+      labels.appendChild(svg('text', { x: 4, y: top + 26, class: 'mp-muted' })).textContent =
+        `≤ ${bytes(this.memoryScale())}`;
     }
     this.toSpan.disabled = this.selected === null;
     this.rangeLabel.textContent = `${duration(Math.round(this.scale.t0))} – ${duration(Math.round(this.scale.t1))}`;
@@ -309,18 +317,21 @@ export class Timeline {
     }
   }
 
+  /** The memory line's full height in bytes: the peak (or a larger sample). */
+  private memoryScale(): number {
+    const memory = this.profile.memory!;
+    return memory.samples.reduce((m, sample) => Math.max(m, sample[1]), Math.max(1, memory.peak_bytes));
+  }
+
   private drawMemory(): SVGGElement {
     const memory = this.profile.memory!;
     const top = this.height - MEMORY_H;
     const g = svg('g', { class: 'mp-timeline-memory', 'data-testid': 'mp-timeline-memory' });
-    const peak = memory.samples.reduce((m, sample) => Math.max(m, sample[1]), Math.max(1, memory.peak_bytes));
+    const peak = this.memoryScale();
     const y = (v: number) => (top + MEMORY_H - 2 - (v / peak) * (MEMORY_H - 6)).toFixed(1);
     const points = memoryPoints(memory.samples, this.scale);
     g.appendChild(svg('rect', { x: 0, y: top, width: this.scale.width, height: MEMORY_H, class: 'mp-lane-bg' }));
     g.appendChild(svg('path', { d: points.map(([x, v], k) => `${k ? 'L' : 'M'}${x} ${y(v)}`).join('') }));
-    const t = g.appendChild(svg('text', { x: this.scale.width - 4, y: top + 10, 'text-anchor': 'end' }));
-    t.textContent = `peak ${bytes(memory.peak_bytes)} · allocated ${bytes(memory.allocated_bytes)} · freed `
-      + bytes(memory.freed_bytes);
     return g;
   }
 

@@ -249,6 +249,11 @@ describe('profile view DOM', () => {
     expect(q('[data-testid="mp-timeline-memory"] path').length).toBe(1);
     expect(q('[data-testid="mp-timeline-span"]').length).toBeGreaterThan(0);
     expect(q('[data-testid="mp-timeline-dropped"]').length).toBe(0);
+    const note = q('[data-testid="mp-timeline-memory-note"]')[0].textContent!;
+    expect(note).toContain(`peak ${(p.memory!.peak_bytes / 1024).toFixed(1)} KiB`);
+    const bare = mount({ ...p, memory: null }).q;
+    expect(bare('[data-testid="mp-timeline-memory"]').length + bare('[data-testid="mp-timeline-memory-note"]').length)
+      .toBe(0);
   });
 
   it('selects the graph node of a clicked span, and the forward node of a backward span', () => {
