@@ -299,3 +299,41 @@ def test_a_loaded_model_inside_a_new_model_converts_traces_and_saves(tmp_path):
     model(-x).sum().backward()  # through the converted outer Program into the loaded parameters
     for p, g in zip(model.parameters(), eager_grads):
         np.testing.assert_allclose(p.grad.numpy(), g, rtol=1e-5, atol=1e-7)
+
+
+class ConvertedDropout(nn.Layer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 6)
+        self.drop = nn.Dropout(0.5)
+        self.out = nn.Linear(6, 2)
+
+    def forward(self, x):
+        return self.out(self.drop(F.relu(self.fc(x))))
+
+
+def test_a_to_static_layer_saves_its_eval_program_and_its_train_variant(tmp_path):
+    net = paddle.jit.to_static(ConvertedDropout(), input_spec=SPEC)
+    x, _ = data(32)
+    net.train()
+    net(x)  # the last Program built is the training one: jit.save must still save the eval one
+    jit_io.save(net, str(tmp_path / "d"))
+    assert net.training
+    loaded = jit_io.load(str(tmp_path / "d"))
+    np.testing.assert_allclose(loaded(x).numpy(), net.eval()(x).numpy(), rtol=1e-6)
+    assert "dropout" in [op.type for op in loaded.train().program().global_block().ops]
+
+
+def test_saving_a_to_static_layer_without_any_input_spec(tmp_path):
+    net = paddle.jit.to_static(ConvertedDropout())
+    x, _ = data()
+    net.train()
+    net(x)
+    with pytest.raises(ValueError, match="no Program for eval mode yet and no input_spec"):
+        jit_io.save(net, str(tmp_path / "n"))
+    net.eval()
+    net(x)  # now Programs for both modes exist (for this batch shape): they are what gets saved
+    jit_io.save(net.train(), str(tmp_path / "n"))
+    loaded = jit_io.load(str(tmp_path / "n"))
+    np.testing.assert_allclose(loaded(x).numpy(), net.eval()(x).numpy(), rtol=1e-6)
+    assert "dropout" in [op.type for op in loaded.train().program().global_block().ops]

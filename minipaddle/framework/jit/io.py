@@ -179,7 +179,11 @@ def _static_function(obj):
 
 def _from_static_function(api: str, static_fn, specs, layer) -> Traced:
     """The Program H-jit-convert's StaticFunction builds (cond/while included) as a Traced."""
-    got = static_fn.get_concrete_program(*specs) if specs else static_fn.concrete_program
+    specs = specs or getattr(static_fn, "_input_spec", None)  # else the decorator's input_spec
+    if specs:
+        got = static_fn.get_concrete_program(*specs)
+    else:  # neither: a Program built by an earlier call, in the layer's current train/eval mode if there is one
+        got = _cached_program(static_fn, layer)
     concrete = got[0] if isinstance(got, tuple) else got
     program = concrete.main_program
     feeds = [v.name for v in concrete.inputs if isinstance(v, Variable)]
@@ -201,6 +205,18 @@ def _from_static_function(api: str, static_fn, specs, layer) -> Traced:
             values[var.name] = tensors[var.name]
             structured[var.name] = own.get(id(tensors[var.name]), (var.name, "parameter"))
     return Traced(program, feeds, [o.name for o in outs], structure, values, structured)
+
+
+def _cached_program(static_fn, layer):
+    training = getattr(layer, "training", None)
+    if training is None:
+        return static_fn.concrete_program
+    for key, concrete in getattr(static_fn, "program_cache", {}).items():
+        if isinstance(key, tuple) and key and key[-1] == training:
+            return concrete
+    raise invalid_argument("jit.save", f"the model has no Program for {'train' if training else 'eval'} mode yet "
+                                       "and no input_spec to build one.",
+                           hint="pass input_spec=[InputSpec(...)] to jit.save or to @to_static.")
 
 
 def _build(api: str, obj, specs, training: bool) -> Traced:
