@@ -154,3 +154,41 @@ def test_rollback_restores_the_python_forward():
     assert type(net.forward).__name__ == "StaticFunction"
     static.forward.rollback()
     assert type(net.forward).__name__ == "method"
+
+
+def test_layer_list_loop_with_branches_and_a_python_flag_kwarg():
+    class Res(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.LayerList([nn.Linear(4, 4) for _ in range(3)])
+
+        def forward(self, x, skip=True):
+            for layer in self.layers:
+                h = layer(x)
+                if skip and h.mean() > 0:
+                    x = x + h
+                else:
+                    x = h
+            return x
+    paddle.seed(3)
+    net = Res()
+    x = paddle.randn([2, 4])
+    want = [net(x).numpy(), net(x, skip=False).numpy()]
+    static = paddle.jit.to_static(net)
+    np.testing.assert_allclose(static(x).numpy(), want[0], rtol=1e-6)
+    np.testing.assert_allclose(static(x, skip=False).numpy(), want[1], rtol=1e-6)
+    assert len(static.forward.program_cache) == 2
+
+
+def test_to_static_on_a_bound_method_of_a_plain_object():
+    class Scaler:
+        def __init__(self):
+            self.k = 3.0
+
+        def run(self, x):
+            if x.sum() > 0:
+                return x * self.k
+            return x
+    f = paddle.jit.to_static(Scaler().run)
+    np.testing.assert_allclose(f(paddle.ones([2])).numpy(), [3.0, 3.0])
+    np.testing.assert_allclose(f(-paddle.ones([2])).numpy(), [-1.0, -1.0])
