@@ -4,7 +4,8 @@ numba loop generated from the ops' scalar primitives (kernels/cpu/fused.py).
 Unfused, `gelu(x * a) + b` makes three passes over memory and two temporaries; fused, each element
 is loaded once, goes through multiply -> gelu -> add in registers, and is stored once. Ops group
 when they are elementwise ops the generator knows (fused.RULES) -- except those whose SIMD numpy
-kernel beats their scalar math in a loop (fused.SLOW_IN_LOOP: exp, tanh, sigmoid, ...) -- produce the
+kernel beats their scalar libm math in a loop (fused.SLOW_IN_LOOP: float64 exp, tanh, sigmoid, ...,
+and log; float32 tanh, erf, exp, sigmoid, gelu have vectorizable math, fused.FAST_F32) -- produce the
 same shape and float dtype, have the same role (forward / backward / optimize), and one reads another's result. The
 fused op takes the place of the group's last op, so a group never grows past an outside op that
 reads one of its results earlier; results read outside the group (or fetched) are the fused op's
@@ -23,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import unimplemented
-from ...kernels.cpu.fused import SLOW_IN_LOOP, fusable_type, fused_source, generate_source
+from ...kernels.cpu.fused import fusable_type, fused_source, generate_source, slow_in_loop
 from ...registry import OPS, KernelKey, LazyKernel, add_kernel, get_op, new_meta, register_op, select_kernel
 from ..program import Block, Operator, Program
 from .common import (CONSTANT_OPS, fetch_names, is_persistable, op_reads, protected, prune_vars, readers, run_pass,
@@ -80,8 +81,8 @@ def _signature(block: Block, written: dict, op: Operator) -> tuple | None:
     if out is None or out.persistable or out._data.dtype.name not in ("float32", "float64"):
         return None
     shape, dtype = out._data.shape, out._data.dtype
-    if op.type in SLOW_IN_LOOP and select_kernel(get_op(op.type), KernelKey("cpu", dtype)).name != "numba":
-        return None  # numpy's SIMD kernel beats this op's scalar math in a loop (see fused.SLOW_IN_LOOP)
+    if slow_in_loop(op.type, dtype) and select_kernel(get_op(op.type), KernelKey("cpu", dtype)).name != "numba":
+        return None  # numpy's SIMD kernel beats this op's scalar libm math in a loop (see fused.SLOW_IN_LOOP)
     for n in op.input_names():
         v = block._find_var_recursive(n)
         if v is None or v._data.dtype != dtype or _input_kind(v._data.shape, shape) is None:
