@@ -337,3 +337,29 @@ def test_saving_a_to_static_layer_without_any_input_spec(tmp_path):
     loaded = jit_io.load(str(tmp_path / "n"))
     np.testing.assert_allclose(loaded(x).numpy(), net.eval()(x).numpy(), rtol=1e-6)
     assert "dropout" in [op.type for op in loaded.train().program().global_block().ops]
+
+
+def test_a_to_static_function_with_a_data_dependent_while_round_trips_and_trains(tmp_path):
+    paddle.seed(5)
+    lin = nn.Linear(4, 4)
+
+    @paddle.jit.to_static(input_spec=SPEC)
+    def grow(x):
+        h = paddle.abs(x) + 0.1
+        while paddle.sum(h) < 60.0:   # the trip count depends on x's values
+            h = h * 1.5 + F.sigmoid(lin(h))
+        return h
+
+    jit_io.save(grow, str(tmp_path / "grow"))
+    loaded = jit_io.load(str(tmp_path / "grow"))
+    assert "while" in [op.type for op in loaded.program().global_block().ops]
+    small, big = paddle.full([2, 4], 0.01), paddle.full([2, 4], 3.0)
+    for x in (small, big):
+        np.testing.assert_allclose(loaded(x).numpy(), grow.dygraph_function(x).numpy(), rtol=1e-5)
+    loaded.train()
+    loaded(small).sum().backward()
+    grow.dygraph_function(small).sum().backward()
+    assert len(loaded.parameters()) == 2
+    for p in loaded.parameters():
+        ref = lin.weight.grad if p.shape == [4, 4] else lin.bias.grad
+        np.testing.assert_allclose(p.grad.numpy(), ref.numpy(), rtol=1e-4, atol=1e-6)

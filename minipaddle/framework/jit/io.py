@@ -104,8 +104,9 @@ def _owner_names(layer) -> dict[int, tuple[str, str]]:
 
 
 def _buffers_as_parameters(layer) -> list[tuple[Layer, str, Tensor, Parameter, str]]:
-    """Swap each persistable buffer for a frozen Parameter sharing its array, so the static builder lifts
-    it as a persistable variable (saved in the .npz) instead of baking it in as a constant."""
+    """Swap each persistable buffer for a frozen Parameter holding a copy of it, so the static builder lifts
+    it as a persistable variable (saved in the .npz) instead of baking it in as a constant. A copy: a
+    train-mode trace may try to update running statistics in place, and must not touch the model's."""
     swapped = []
     if isinstance(layer, Layer):
         for path, sub in layer.named_sublayers(include_self=True):
