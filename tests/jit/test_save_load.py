@@ -229,6 +229,8 @@ def test_load_errors_for_missing_corrupted_and_mismatched_files(saved):
     path = str(saved / "m")
     with pytest.raises(KeyError, match="no model file"):
         jit_io.load(str(saved / "nothing"))
+    with pytest.raises(ValueError, match=r"unsupported config\(s\) \['model_filename'\]"):
+        jit_io.load(path, model_filename="m.pdmodel")
     info = json.loads((saved / "m.pdinfo.json").read_text())
     (saved / "m.pdinfo.json").write_text("{not json")
     with pytest.raises(ValueError, match="pdinfo.json' is not valid JSON"):

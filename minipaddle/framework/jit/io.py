@@ -363,6 +363,10 @@ def load(path: str, **configs) -> TranslatedLayer:
     `static.save_inference_model` wrote; parameters are then named by their variable names)."""
     api = "jit.load"
     _check_path(api, path)
+    if configs:  # Paddle's model_filename / params_filename: the file names here always follow `path`
+        raise invalid_argument(api, f"unsupported config(s) {sorted(configs)}.",
+                               hint="pass the same path prefix jit.save got; the files are <path>.pdmodel.json, "
+                                    "<path>.pdiparams.npz and <path>.pdinfo.json.")
     meta = static_io._read_json(api, f"{path}.pdmodel.json")
     program = Program.from_dict(meta.get("program"))
     arrays = static_io._read_npz(api, f"{path}.pdiparams.npz")
