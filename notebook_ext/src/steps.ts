@@ -193,7 +193,15 @@ const RUN_PHASES: Record<string, StepInfo['phase']> = { backward: 'backward', op
 /** One StepInfo per op the Executor ran (ops inside a while body once per iteration): node is the
  * op's graph id, reads/writes its variables' ids, phase from the op's role. */
 export function programRunSteps(program: ProgramDoc, run: ProgramRun): StepInfo[] {
+  const total = new Map<string, number>();
+  for (const s of run.steps) total.set(`${s.block}:${s.op}`, (total.get(`${s.block}:${s.op}`) ?? 0) + 1);
+  const seen = new Map<string, number>();
   return run.steps.map((s, position) => {
+    const key = `${s.block}:${s.op}`;
+    const k = (seen.get(key) ?? 0) + 1;
+    seen.set(key, k);
+    const n = total.get(key) ?? 1;
+    const iteration = n > 1 ? ` · iteration ${k}/${n}` : ''; // a while body's ops run once per iteration
     const op = program.blocks[s.block]?.ops[s.op];
     const names = (slots: Record<string, string[]> | undefined) =>
       Object.values(slots ?? {}).flat().filter(n => n !== '').map(n => programVarId(program.id, declaringBlock(program, s.block, n), n));
@@ -201,7 +209,7 @@ export function programRunSteps(program: ProgramDoc, run: ProgramRun): StepInfo[
     const where = s.block === 0 ? `op ${s.op}` : `block ${s.block}, op ${s.op}`;
     return {
       position, phase: RUN_PHASES[op?.role ?? ''] ?? 'forward', node: programOpId(program.id, s.block, s.op),
-      forwardNode: null, layer, label: `${s.type} (${where})`, reads: names(op?.inputs), writes: names(op?.outputs),
+      forwardNode: null, layer, label: `${s.type} (${where})${iteration}`, reads: names(op?.inputs), writes: names(op?.outputs),
       states: [], nanInf: Object.values(s.outputs ?? {}).some(summaryBad)
     };
   });

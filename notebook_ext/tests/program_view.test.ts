@@ -158,6 +158,10 @@ describe('a real document (Executor runs and the default passes, written by mini
     }
     const body = steps.filter(s => s.layer === 'b4');
     expect(new Set(body.map(s => s.node)).size).toBeLessThan(body.length); // iterations repeat the same ops
+    const first = body[0];
+    const again = body.filter(s => s.node === first.node);
+    expect(again.map(s => / · iteration (\d+)\/(\d+)$/.exec(s.label)?.slice(1).join('/'))).toEqual(again.map((_, i) => `${i + 1}/${again.length}`));
+    expect(steps[0].label).not.toContain('iteration');
     expect(new Set(steps.map(s => s.phase))).toEqual(new Set(['forward', 'backward', 'optimizer']));
   });
 });
