@@ -1,7 +1,8 @@
 """Eager vs static graphs: the MLP training step (784-256-10, ReLU, cross-entropy, SGD, batch 128) run
 eagerly, as a static Program, and as a static Program after the default optimizing passes; and an
 elementwise-heavy "GELU MLP" forward (GELU written out as its tanh formula: eight elementwise ops per
-activation) where elementwise fusion has something to fuse. PyTorch CPU (2 threads) for reference.
+activation; and as its erf formula: four) where elementwise fusion turns each GELU into one generated
+kernel. PyTorch CPU (2 threads) for reference.
 
     python benchmarks/static_vs_eager.py [--rounds 5] [--json out.json] [--no-first]
 
@@ -70,7 +71,12 @@ def _gelu_tanh(paddle, h):
     return 0.5 * h * (1.0 + paddle.tanh(0.7978845608 * (h + 0.044715 * h * h * h)))
 
 
-def _gelu_forward(paddle, static_mode: bool, with_passes: bool):
+def _gelu_erf(paddle, h):
+    """GELU by its erf formula: four elementwise ops, erf among them."""
+    return 0.5 * h * (1.0 + paddle.erf(h * 0.7071067811865476))
+
+
+def _gelu_forward(paddle, static_mode: bool, with_passes: bool, gelu=_gelu_tanh):
     import numpy as np
     nn = paddle.nn
     paddle.seed(0)
@@ -79,7 +85,7 @@ def _gelu_forward(paddle, static_mode: bool, with_passes: bool):
 
     def forward(h):
         for layer in layers:
-            h = _gelu_tanh(paddle, layer(h))
+            h = gelu(paddle, layer(h))
         return h.mean()
     if not static_mode:
         x = paddle.to_tensor(xs)
@@ -116,6 +122,18 @@ def static_gelu_passes():
     return _gelu_forward(_paddle(), True, True)
 
 
+def eager_gelu_erf():
+    return _gelu_forward(_paddle(), False, False, _gelu_erf)
+
+
+def static_gelu_erf():
+    return _gelu_forward(_paddle(), True, False, _gelu_erf)
+
+
+def static_gelu_erf_passes():
+    return _gelu_forward(_paddle(), True, True, _gelu_erf)
+
+
 def torch_mlp():
     from train_mlp import torch_step
     return torch_step()
@@ -123,7 +141,8 @@ def torch_mlp():
 
 BUILDERS = {"eager_mlp": eager_mlp, "static_mlp": static_mlp, "static_mlp_passes": static_mlp_passes,
             "torch": torch_mlp, "eager_gelu": eager_gelu, "static_gelu": static_gelu,
-            "static_gelu_passes": static_gelu_passes}
+            "static_gelu_passes": static_gelu_passes, "eager_gelu_erf": eager_gelu_erf,
+            "static_gelu_erf": static_gelu_erf, "static_gelu_erf_passes": static_gelu_erf_passes}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         [("static_mlp", "eager_mlp", 1.0, "static >= eager"),
          ("static_mlp_passes", "eager_mlp", 1.0, "static with passes >= eager"),
          ("static_gelu_passes", "eager_gelu", 1.2, "fusion on an elementwise-heavy model"),
+         ("static_gelu_erf_passes", "eager_gelu_erf", 1.2, "fusion, GELU by its erf formula"),
          ("eager_mlp", "torch", 1.0, "eager vs PyTorch, for reference")],
         window_seconds=0.5, argv=argv)
 
