@@ -24,6 +24,9 @@ import types
 import warnings
 import weakref
 
+import numpy as np
+
+from ..dtype import convert_dtype
 from ..errors import MinipaddleError, Unimplemented, invalid_argument, precondition_not_met
 from ..static import builder
 from ..static.program import Program
@@ -151,7 +154,8 @@ class ConcreteProgram:
         self.main_program, self.startup_program = main_program, startup_program
         self.inputs, self.outputs, self.parameters = inputs, outputs, parameters
         self.function = function
-        self._out_spec = out_spec   # (structure, leaves with None where a fetched tensor goes)
+        self._out_spec = out_spec   # (structure, leaves with _FETCH where a fetched tensor goes)
+        self._run_args = ([v.name for v in inputs], [v.name for v in outputs], {p.name: p for p in parameters})
 
     def __repr__(self) -> str:
         return (f"ConcreteProgram(inputs={[v.name for v in self.inputs]}, "
@@ -198,10 +202,11 @@ def _is_spec(value) -> bool:
 
 def _leaf_key(value, spec=None):
     if isinstance(value, Tensor):
-        shape = tuple(spec.shape) if spec is not None and _is_spec(spec) else tuple(value._data.shape)
-        return ("T", shape, str(value._data.dtype), bool(value.stop_gradient))
+        shape = tuple(spec.shape) if spec is not None and _is_spec(spec) else value._data.shape
+        return ("T", shape, value._data.dtype, value.stop_gradient)
     if _is_spec(value):
-        return ("T", tuple(value.shape), str(value.dtype), bool(getattr(value, "stop_gradient", False)))
+        return ("T", tuple(value.shape), np.dtype(convert_dtype(value.dtype)),
+                bool(getattr(value, "stop_gradient", False)))
     try:
         hash(value)
         return ("V", type(value).__name__, value)
@@ -264,13 +269,13 @@ class StaticFunction:
         if builder.in_static_mode():  # inside another program being built: inline the converted code
             return self._converted_callable()(*args, **kwargs)
         try:
-            concrete = self._concrete(args, kwargs)
+            concrete, leaves = self._concrete(args, kwargs)
         except Unimplemented as e:  # a construct the converter cannot turn into a Program
             if self._full_graph:
                 raise
             warnings.warn(f"to_static(full_graph=False): {self.__qualname__} runs eagerly: {e}", stacklevel=2)
             return self.dygraph_function(*args, **kwargs)
-        return self._run(concrete, args, kwargs)
+        return self._run(concrete, leaves)
 
     def _converted_callable(self):
         fn = converted(self._function).function
@@ -279,7 +284,7 @@ class StaticFunction:
     # ---- building ---------------------------------------------------------------------------
     def _inputs(self, args: tuple, kwargs: dict):
         leaves: list = []
-        spec = _flatten((tuple(args), dict(kwargs)), leaves)
+        spec = _flatten((args, kwargs), leaves)
         specs: list = [None] * len(leaves)
         if self._input_spec is not None:
             arg_leaves: list = []
@@ -302,7 +307,7 @@ class StaticFunction:
             concrete = self._build(leaves, spec, specs)
             self.program_cache[key] = concrete
         self._last = concrete
-        return concrete
+        return concrete, leaves
 
     def _feed_names(self, leaves, specs) -> list:
         try:
@@ -362,15 +367,12 @@ class StaticFunction:
         return ConcreteProgram(main, startup, feeds, outputs, params, conv.function, (out_spec, placed))
 
     # ---- running ---------------------------------------------------------------------------
-    def _run(self, concrete: ConcreteProgram, args: tuple, kwargs: dict):
+    def _run(self, concrete: ConcreteProgram, leaves: list):
         from .run_program import run_program
-        leaves: list = []
-        _flatten((tuple(args), dict(kwargs)), leaves)
         inputs = [v for v in leaves if isinstance(v, Tensor)]
-        params = {p.name: p for p in concrete.parameters}
+        feed_names, fetch_names, params = concrete._run_args
         try:
-            outs = run_program(concrete.main_program, [v.name for v in concrete.inputs], inputs,
-                               [v.name for v in concrete.outputs], params)
+            outs = run_program(concrete.main_program, feed_names, inputs, fetch_names, params)
         except Exception as e:
             raise jst_error.remap(e) from None
         out_spec, placed = concrete._out_spec
@@ -391,8 +393,8 @@ class StaticFunction:
     def get_concrete_program(self, *args, **kwargs) -> tuple:
         """`(concrete_program, partial_program)` for these inputs (Tensors or InputSpecs); the second
         item runs the program like the StaticFunction does."""
-        concrete = self._concrete(args, kwargs)
-        return concrete, (lambda *a, **k: self._run(concrete, a, k))
+        concrete, _ = self._concrete(args, kwargs)
+        return concrete, (lambda *a, **k: self._run(concrete, self._inputs(a, k)[0]))
 
     @property
     def main_program(self) -> Program:
