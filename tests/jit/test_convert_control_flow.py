@@ -257,3 +257,28 @@ def test_casts_of_tensors_become_cast_ops():
     sf = paddle.jit.to_static(f)
     np.testing.assert_allclose(sf(T([1.0, 2.5])).numpy(), f(T([1.0, 2.5])).numpy())
     assert "cast" in _op_types(sf.concrete_program.main_program)
+
+
+def return_inside_a_tensor_loop(x):
+    i = paddle.to_tensor(0)
+    while i < 10:
+        x = x + 1
+        if x.sum() > 8:
+            return x * 100
+        i = i + 1
+    return x
+
+
+def test_return_inside_a_tensor_loop():
+    sf = _check(return_inside_a_tensor_loop, (T([0.0, 0.0]),), (T([-20.0, -20.0]),), (T([5.0, 5.0]),))
+    assert "while" in _op_types(sf.concrete_program.main_program)
+
+
+def test_a_name_first_bound_in_a_tensor_loop_body_is_carried_out():
+    def f(x):
+        i = paddle.to_tensor(0)
+        while i < 3:
+            last = x * i.astype("float32")
+            i = i + 1
+        return last
+    _check(f, (T([1.0, 2.0]),))

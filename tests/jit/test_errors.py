@@ -133,14 +133,17 @@ def test_branches_with_different_structures_fail_clearly():
         paddle.jit.to_static(f)(paddle.ones([1]))
 
 
-def test_loop_variable_without_a_value_before_a_tensor_loop_fails_clearly():
+def test_loop_variable_that_is_not_a_tensor_or_number_fails_clearly():
     def f(x):
         i = paddle.to_tensor(0)
+        mode = "start"
         while i < 3:
-            last = x * i.astype("float32")
+            mode = "running"
+            x = x + 1
             i = i + 1
-        return last
-    with pytest.raises(InvalidArgument, match="loop variable 'last' is UndefinedVar"):
+        return x, mode
+    with pytest.raises(InvalidArgument, match="loop variable 'mode' is 'start' when a loop whose condition is a "
+                                              "tensor starts"):
         paddle.jit.to_static(f)(paddle.ones([1]))
 
 

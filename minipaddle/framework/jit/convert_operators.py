@@ -237,8 +237,9 @@ class _Retry(Exception):
 
 
 def _static_while(cond_fn, body_fn, values: tuple, names: tuple) -> tuple:
-    """Build a `while` op. A loop variable that starts as a Python number (`total = 0`) takes the dtype and
-    shape the body gives it: the first build finds them, the loop is then built again from there."""
+    """Build a `while` op. A loop variable that starts as a Python number (`total = 0`) or with no value yet
+    (None, or first assigned in the body) takes the dtype and shape the body gives it: the first build finds
+    them, the loop is then built again from there. (With no value it starts as zeros, as in Paddle.)"""
     program = builder.default_main_program()
     block = program.current_block()
     metas: dict = {}
@@ -262,9 +263,9 @@ def _build_while(cond_fn, body_fn, values: tuple, names: tuple, metas: dict) -> 
         label = names[i] if i < len(names) else f"#{i}"
         if isinstance(v, Tensor):
             inits.append(v)
-        elif _is_number(v):
-            shape, dtype = metas.get(i, ((), _number_dtype(v)))
-            inits.append(builder.fill_constant(block, shape, dtype, v))
+        elif _is_number(v) or _is_empty(v):  # no tensor yet: the body tells what it becomes
+            shape, dtype = metas.get(i, ((), _number_dtype(v) if _is_number(v) else np.dtype(default_float())))
+            inits.append(builder.fill_constant(block, shape, dtype, 0 if _is_empty(v) else v))
             from_number.append(i)
         else:
             raise invalid_argument("to_static", f"loop variable '{label}' is {v!r} when a loop whose condition is "

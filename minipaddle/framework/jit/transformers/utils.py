@@ -192,7 +192,7 @@ def make_function(name: str, params: list[str], body: list[ast.stmt], returns: l
     """`def name(*params): body; return (returns...)` placed at `where`'s line."""
     args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None, kwonlyargs=[],
                          kw_defaults=[], kwarg=None, defaults=[])
-    body = list(body) or [ast.Pass()]
+    body = list(body) or ([] if returns is not None else [ast.Pass()])
     if returns is not None:
         body.append(ast.Return(value=name_tuple(returns, ast.Load)))
     func = ast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None, type_params=[])
