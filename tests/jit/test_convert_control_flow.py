@@ -282,3 +282,14 @@ def test_a_name_first_bound_in_a_tensor_loop_body_is_carried_out():
             i = i + 1
         return last
     _check(f, (T([1.0, 2.0]),))
+
+
+def test_nested_function_with_its_own_early_return_is_converted_with_the_outer_one():
+    def f(x):
+        def inner(v):
+            if v.sum() > 0:
+                return v * 2
+            return v - 1
+        return inner(x) + 1
+    sf = _check(f, (XS[0],), (XS[1],))
+    assert "cond" in _op_types(sf.concrete_program.main_program)

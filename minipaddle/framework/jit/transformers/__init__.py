@@ -37,7 +37,7 @@ def transform(func: ast.FunctionDef) -> ast.FunctionDef:
     _strip_annotations(func)
     EarlyReturnTransformer().visit(func)
     ForToWhileTransformer().visit(func)
-    ReturnTransformer().transform_function(func)
+    ReturnTransformer().visit(func)
     BreakContinueTransformer().visit(func)
     LogicalTransformer().visit(func)
     # the small hooks run before loop/ifelse wrap code into functions, so they see user code only once

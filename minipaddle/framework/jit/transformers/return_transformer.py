@@ -25,6 +25,9 @@ def _nested_return(stmts: list[ast.stmt]) -> bool:
 
 
 def _walk_stmt(node):
+    """The nodes of a statement, not entering function or class definitions (their returns are their own)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+        return
     todo = [node]
     while todo:
         cur = todo.pop()
@@ -41,6 +44,12 @@ def _has_return(node) -> bool:
 class ReturnTransformer(ast.NodeTransformer):
     def __init__(self) -> None:
         self.value = self.flag = ""
+
+    def visit_FunctionDef(self, node: ast.FunctionDef):
+        """Nested user functions get their own single exit, innermost first."""
+        self.generic_visit(node)
+        self.transform_function(node)
+        return node
 
     def transform_function(self, func: ast.FunctionDef) -> None:
         if not _nested_return(func.body):
