@@ -114,8 +114,44 @@ def constants() -> Case:
     return Case(*_build(body), _xy())
 
 
+def _messy_branch(h, w):
+    """What every pass has something to do with: dead code, a repeat, identities, constants, a chain."""
+    paddle.exp(h * 3.0)                                         # dead
+    a, b = paddle.tanh(h), paddle.tanh(h)                       # a repeat
+    c = paddle.to_tensor(np.array([1.0, 2.0, 3.0, 4.0], np.float32)) * 2.0 + 1.0   # foldable
+    g = (a * 1.0 + 0.0) * w                                     # identities
+    return F.sigmoid(g) * g + b * c - 0.5 * g * g               # a fusable chain
+
+
+def control_flow_forward() -> Case:
+    def body(x, y, main):
+        w = paddle.full([4], 0.5, "float32")
+        s = paddle.sum(x)
+        out = static.nn.cond(s > 0, lambda: _messy_branch(x, w), lambda: _messy_branch(-x, w) * 2.0)
+        k0 = paddle.full([], 0, "int64")
+        _, v = static.nn.while_loop(lambda k, v: k < 3, lambda k, v: [k + 1, _messy_branch(v, w) * 0.5 + x],
+                                    [k0, out])
+        return [v, out]
+    return Case(*_build(body), _xy())
+
+
+def control_flow_train() -> Case:
+    def body(x, y, main):
+        lin, head = paddle.nn.Linear(4, 4), paddle.nn.Linear(4, 1)
+        h = lin(x)
+        h = static.nn.cond(paddle.mean(h) > 0, lambda: F.gelu(h) * 1.0 + paddle.tanh(h) * 0.5,
+                           lambda: paddle.tanh(h) * paddle.tanh(h) - h * 0.25)
+        k0 = paddle.full([], 0, "int64")
+        _, h = static.nn.while_loop(lambda k, v: k < 2, lambda k, v: [k + 1, F.sigmoid(lin(v)) * v + 0.1 * v],
+                                    [k0, h])
+        loss = paddle.mean((head(h) - y) ** 2)
+        paddle.optimizer.SGD(0.1, parameters=main.all_parameters()).minimize(loss)
+        return [loss]
+    return Case(*_build(body), _xy(), steps=3)
+
+
 CASES = {f.__name__: f for f in (mlp_forward, mlp_train, gelu_mlp_train, gelu_forward, dead_ops, duplicates,
-                                 identities, constants)}
+                                 identities, constants, control_flow_forward, control_flow_train)}
 
 
 def run_case(case: Case, program: static.Program, seed: int = 0) -> list[np.ndarray]:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..program import Block, Operator, Program
-from .common import fetch_names, is_fed, is_persistable, prune_vars, rename_reads, run_pass, scalar_constant, writers
+from .common import (block_fetched, fetch_names, is_fed, is_persistable, prune_vars, rename_reads, run_pass,
+                     scalar_constant, writers)
 from .report import PassReport, op_ref
 
 # op type -> (the neutral constant, which input positions it may take)
@@ -59,9 +60,16 @@ def _same_shape(have: tuple, wanted: tuple) -> bool:
 
 
 def _simplify(program: Program, report: PassReport, fetched) -> None:
-    block = program.global_block()
+    rewrites: list = []
+    for block in program.blocks:  # sub-blocks too, keeping the names other blocks read
+        _simplify_block(program, block, report, block_fetched(program, block, fetched), rewrites)
+    report.details = {"rewritten": rewrites, "vars_removed": prune_vars(program)}
+    report.summary = f"simplified {len(rewrites)} identity op(s)"
+
+
+def _simplify_block(program: Program, block: Block, report: PassReport, fetched, rewrites: list) -> None:
     written = writers(block)
-    kept, rewrites = [], []
+    kept = []
     for i, op in enumerate(block.ops):
         outs = op.output_names()
         x = _identity_input(block, written, op) if len(outs) == 1 else None
@@ -70,18 +78,16 @@ def _simplify(program: Program, report: PassReport, fetched) -> None:
                 or any(w > i for w in written.get(x, [])) or not _same_meta(block, x, out):
             kept.append(op)
             continue
-        report.removed.append(op_ref(0, i, op))
+        report.removed.append(op_ref(block.idx, i, op))
         if fetched is not None and out in fetched or fetched is None:
             copy = Operator(block, "assign", {"x": [x]}, {"out": [out]}, {}, source=op.source, role=op.role)
-            report.added.append(op_ref(0, len(kept), copy))
+            report.added.append(op_ref(block.idx, len(kept), copy))
             kept.append(copy)
-            rewrites.append({"index": i, "type": op.type, "into": "assign", "out": out})
+            rewrites.append({"block": block.idx, "index": i, "type": op.type, "into": "assign", "out": out})
         else:
             rename_reads(program, block, i + 1, out, x)
-            rewrites.append({"index": i, "type": op.type, "into": x, "out": out})
+            rewrites.append({"block": block.idx, "index": i, "type": op.type, "into": x, "out": out})
     block.ops = kept
-    report.details = {"rewritten": rewrites, "vars_removed": prune_vars(program)}
-    report.summary = f"simplified {len(rewrites)} identity op(s)"
 
 
 def _same_meta(block: Block, x: str, out: str) -> bool:

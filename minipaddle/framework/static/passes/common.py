@@ -1,8 +1,11 @@
 """What every pass needs to know about a block: who reads and writes each variable, which ops
 must stay (side effects), which variables a pass may not rename away (fetched, persistable, fed).
 
-Passes work on the global block; a control-flow op is opaque to them: the variables its sub-blocks
-read count as reads *by that op*, and it is only removed when it is unused and has no side effects.
+Passes run on every block. Seen from its parent, a control-flow op is opaque: the variables its
+sub-blocks read count as reads *by that op*, and it is only removed when it is unused and has no
+side effects. Inside a sub-block, what plays the fetch list's part is `block_fetched`: the names the
+owning op takes out of it by attribute (a branch's outputs, a loop body's results) and every name
+another block reads (a grad block reads the forward branch's values from the saved scope).
 """
 from __future__ import annotations
 
@@ -31,6 +34,32 @@ def fetch_names(fetch_list) -> set[str] | None:
     if isinstance(fetch_list, (str, Variable)):
         fetch_list = [fetch_list]
     return {item.name if isinstance(item, Variable) else str(item) for item in fetch_list}
+
+
+def attr_names(op) -> set[str]:
+    """Strings an op holds in its attributes (true_outs, body_outs, cond_out, ...): variables it binds."""
+    names: set[str] = set()
+    for value in op.attrs.values():
+        if isinstance(value, str):
+            names.add(value)
+        elif isinstance(value, (list, tuple)):
+            names.update(v for v in value if isinstance(v, str))
+    return names
+
+
+def block_fetched(program: Program, block: Block, fetched: set[str] | None) -> set[str] | None:
+    """What a pass must keep computed in `block`: the fetch list for the global block; for a sub-block
+    the names its owning op binds by attribute and every name an op of another block reads."""
+    if block.idx == 0:
+        return fetched
+    keep: set[str] = set()
+    for other in program.blocks:
+        for op in other.ops:
+            if block.idx in op.sub_blocks:
+                keep |= attr_names(op)
+            if other.idx != block.idx:
+                keep.update(op.input_names())
+    return keep
 
 
 def sub_block_reads(program: Program, op) -> set[str]:

@@ -65,10 +65,16 @@ def _constant_op(block: Block, name: str, value: np.ndarray, like: Operator) -> 
 
 
 def _fold(program: Program, report: PassReport, fetched, max_elements: int) -> None:
-    block = program.global_block()
+    folded: list = []
+    for block in program.blocks:  # sub-blocks too: a constant chain inside a branch folds the same way
+        _fold_block(block, report, max_elements, folded)
+    report.details = {"folded": folded}
+    report.summary = f"folded {len(folded)} op(s) into constants"
+
+
+def _fold_block(block: Block, report: PassReport, max_elements: int, folded: list) -> None:
     written = writers(block)
     known: dict[str, np.ndarray] = {}
-    folded = []
     for i, op in enumerate(block.ops):
         outs = op.output_names()
         if len(outs) != 1:
@@ -87,8 +93,6 @@ def _fold(program: Program, report: PassReport, fetched, max_elements: int) -> N
             continue
         known[name] = value
         block.ops[i] = _constant_op(block, name, value, op)
-        report.removed.append(op_ref(0, i, op))
-        report.added.append(op_ref(0, i, block.ops[i]))
-        folded.append({"op": op.type, "index": i, "out": name, "shape": list(value.shape)})
-    report.details = {"folded": folded}
-    report.summary = f"folded {len(folded)} op(s) into constants"
+        report.removed.append(op_ref(block.idx, i, op))
+        report.added.append(op_ref(block.idx, i, block.ops[i]))
+        folded.append({"block": block.idx, "op": op.type, "index": i, "out": name, "shape": list(value.shape)})

@@ -14,8 +14,8 @@ import numpy as np
 
 from ..initializers import STATIC_OPS
 from ..program import Operator, Program
-from .common import (CONSTANT_OPS, RANDOM_OPS, fetch_names, is_persistable, protected, prune_vars, rename_reads,
-                     run_pass, writers)
+from .common import (CONSTANT_OPS, RANDOM_OPS, block_fetched, fetch_names, is_persistable, protected, prune_vars,
+                     rename_reads, run_pass, writers)
 from .report import PassReport, op_ref
 
 COMMUTATIVE = frozenset({"add", "multiply", "maximum", "minimum"})
@@ -65,11 +65,18 @@ def _key(op: Operator, version: dict) -> tuple:
 
 
 def _eliminate(program: Program, report: PassReport, fetched) -> None:
-    block = program.global_block()
+    merged: list = []
+    for block in program.blocks:  # sub-blocks too, keeping what other blocks read from them
+        _eliminate_block(program, block, report, block_fetched(program, block, fetched), merged)
+    report.details = {"merged": merged, "vars_removed": prune_vars(program)}
+    report.summary = f"merged {len(merged)} repeated op(s) into their first occurrence"
+
+
+def _eliminate_block(program: Program, block, report: PassReport, fetched, merged: list) -> None:
     written = writers(block)
     version: dict[str, int] = {}
     seen: dict[tuple, tuple[int, Operator]] = {}
-    kept_ops, merged = [], []
+    kept_ops = []
     for i, op in enumerate(block.ops):
         key = _key(op, version) if _eligible(op, written) else None
         removable = key is not None and not any(protected(block, n, fetched) for n in op.output_names())
@@ -77,8 +84,8 @@ def _eliminate(program: Program, report: PassReport, fetched) -> None:
             first_index, first = seen[key]
             for old, new in zip(op.output_names(), first.output_names()):
                 rename_reads(program, block, i + 1, old, new)
-            report.removed.append(op_ref(0, i, op))
-            merged.append({"removed": i, "kept": first_index, "type": op.type})
+            report.removed.append(op_ref(block.idx, i, op))
+            merged.append({"block": block.idx, "removed": i, "kept": first_index, "type": op.type})
             continue
         if key is not None and key not in seen:
             seen[key] = (i, op)
@@ -86,5 +93,3 @@ def _eliminate(program: Program, report: PassReport, fetched) -> None:
             version[n] = version.get(n, 0) + 1
         kept_ops.append(op)
     block.ops = kept_ops
-    report.details = {"merged": merged, "vars_removed": prune_vars(program)}
-    report.summary = f"merged {len(merged)} repeated op(s) into their first occurrence"

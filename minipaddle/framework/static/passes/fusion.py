@@ -27,8 +27,8 @@ from ...errors import unimplemented
 from ...kernels.cpu.fused import fusable_type, fused_source, generate_source, slow_in_loop
 from ...registry import OPS, KernelKey, LazyKernel, add_kernel, get_op, new_meta, register_op, select_kernel
 from ..program import Block, Operator, Program
-from .common import (CONSTANT_OPS, fetch_names, is_persistable, op_reads, protected, prune_vars, readers, run_pass,
-                     scalar_constant, writers)
+from .common import (CONSTANT_OPS, block_fetched, fetch_names, is_persistable, op_reads, protected, prune_vars,
+                     readers, run_pass, scalar_constant, writers)
 from .report import PassReport, op_ref
 
 FUSED_OP = "fused_elementwise"
@@ -176,10 +176,10 @@ def _fused_op(block: Block, members: list[int], written: dict, read_by: dict, fe
                     role=last.role)
 
 
-def _unread_constants(program: Program, ops: list, inlined: set, fetched) -> set[int]:
+def _unread_constants(program: Program, block: Block, ops: list, inlined: set, fetched) -> set[int]:
     """ids of the constant ops whose values now live inside kernels and that nothing else reads."""
     still_read = {n for op in ops for n in op_reads(program, op)}
-    gone = {n for n in inlined if n not in still_read and not protected(program.global_block(), n, fetched)}
+    gone = {n for n in inlined if n not in still_read and not protected(block, n, fetched)}
     return {id(op) for op in ops if op.type in CONSTANT_OPS and set(op.output_names()) <= gone}
 
 
@@ -189,7 +189,17 @@ def fuse_elementwise(program: Program, fetch_list=None, min_ops: int = 2) -> tup
 
 
 def _fuse(program: Program, report: PassReport, fetched, min_ops: int) -> None:
-    block = program.global_block()
+    fused: list = []
+    for block in program.blocks:  # sub-blocks too: a branch's or loop body's chains fuse the same way
+        fused += _fuse_block(program, block, report, block_fetched(program, block, fetched), min_ops)
+    report.fused = fused
+    report.added = [f["into"] for f in fused]
+    n_from = sum(len(f["from"]) for f in fused)
+    report.details = {"vars_removed": prune_vars(program), "kernels": [f["kernel"] for f in fused]}
+    report.summary = f"fused {n_from} elementwise op(s) into {len(fused)} generated kernel(s)"
+
+
+def _fuse_block(program: Program, block: Block, report: PassReport, fetched, min_ops: int) -> list:
     written, read_by = writers(block), readers(block)
     replaced: dict[int, Operator] = {}
     dropped: set[int] = set()
@@ -207,20 +217,17 @@ def _fuse(program: Program, report: PassReport, fetched, min_ops: int) -> None:
         sources[members[-1]] = members
     old_ops = block.ops
     new_ops = [replaced.get(i, op) for i, op in enumerate(old_ops) if i not in dropped]
-    unread = _unread_constants(program, new_ops, inlined, fetched)
+    unread = _unread_constants(program, block, new_ops, inlined, fetched)
     block.ops = [op for op in new_ops if id(op) not in unread]
     position = {id(op): j for j, op in enumerate(block.ops)}
-    fused = [{"into": op_ref(0, position[id(op)], op), "from": [op_ref(0, m, old_ops[m]) for m in sources[i]],
+    b = block.idx
+    fused = [{"into": op_ref(b, position[id(op)], op), "from": [op_ref(b, m, old_ops[m]) for m in sources[i]],
               "expression": op.attrs["expression"], "kernel": op.attrs["kernel_name"]}
              for i, op in sorted(replaced.items())]
-    report.fused = fused
-    report.removed = sorted([ref for f in fused for ref in f["from"]] +
-                            [op_ref(0, i, op) for i, op in enumerate(old_ops) if id(op) in unread],
-                            key=lambda ref: ref["index"])
-    report.added = [f["into"] for f in fused]
-    n_from = sum(len(f["from"]) for f in fused)
-    report.details = {"vars_removed": prune_vars(program), "kernels": [f["kernel"] for f in fused]}
-    report.summary = f"fused {n_from} elementwise op(s) into {len(fused)} generated kernel(s)"
+    report.removed += sorted([ref for f in fused for ref in f["from"]] +
+                             [op_ref(b, i, op) for i, op in enumerate(old_ops) if id(op) in unread],
+                             key=lambda ref: ref["index"])
+    return fused
 
 
 __all__ = ["fuse_elementwise", "fused_source", "FUSED_OP"]
