@@ -192,3 +192,27 @@ def test_to_static_on_a_bound_method_of_a_plain_object():
     f = paddle.jit.to_static(Scaler().run)
     np.testing.assert_allclose(f(paddle.ones([2])).numpy(), [3.0, 3.0])
     np.testing.assert_allclose(f(-paddle.ones([2])).numpy(), [-1.0, -1.0])
+
+
+def test_super_forward_inside_a_converted_forward_is_converted_too():
+    class Base(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(2, 2)
+
+        def forward(self, x):
+            if x.sum() > 0:
+                return self.fc(x)
+            return x
+
+    class Child(Base):
+        def forward(self, x):
+            return super().forward(x) * 2
+
+    layer = Child()
+    x = paddle.ones([1, 2])
+    want = [layer(x).numpy(), layer(-x).numpy()]
+    static = paddle.jit.to_static(layer)
+    np.testing.assert_allclose(static(x).numpy(), want[0], rtol=1e-6)
+    np.testing.assert_allclose(static(-x).numpy(), want[1], rtol=1e-6)
+    assert "cond" in [op.type for op in static.forward.concrete_program.main_program.global_block().ops]

@@ -122,8 +122,6 @@ def convert_callable(func):
         return (_converted_or_none(func) or func) if _is_user_function(func) else func
     if isinstance(func, types.MethodType):
         inner = func.__func__
-        if isinstance(func.__self__, Layer) and inner.__name__ == "forward":
-            return convert_callable(func.__self__) if _layer_forward(func.__self__) is not None else func
         if _is_user_function(inner):
             fn = _converted_or_none(inner)
             return func if fn is None else types.MethodType(fn, func.__self__)
