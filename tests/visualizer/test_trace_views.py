@@ -32,7 +32,7 @@ def test_trace_methods_reach_every_view(mlp, batch, tmp_path):
 def test_trace_displays_as_one_mime_bundle(mlp, batch):
     bundle = _trace(mlp, batch)._repr_mimebundle_()
     assert set(bundle) == {"application/vnd.minipaddle.trace+json", "text/html", "text/plain"}
-    assert bundle["application/vnd.minipaddle.trace+json"]["schema_version"] == "1.0"
+    assert bundle["application/vnd.minipaddle.trace+json"]["schema_version"] == "1.1"
     assert bundle["text/plain"].startswith("minipaddle trace:")
 
 
