@@ -2,6 +2,7 @@
 
     program_translator.py   to_static, StaticFunction, ConcreteProgram, ProgramTranslator
     ast_transformer.py      source -> transformers -> converted function (+ line map)
+    convert_call_func.py    which callables converted code converts (convert_call)
     transformers/           one module per AST transformer
     convert_operators.py    the runtime helpers converted code calls (convert_ifelse, ...)
     error.py                errors mapped back to the user's source line

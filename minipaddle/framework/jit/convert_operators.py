@@ -428,5 +428,5 @@ def convert_assert(test, msg=None) -> None:
 def convert_call(func):
     """`f(...)` in converted code: user functions and layers are converted too (recursively);
     minipaddle / numpy / standard-library functions and builtins are called as they are."""
-    from .program_translator import convert_callable
+    from .convert_call_func import convert_callable
     return convert_callable(func)
