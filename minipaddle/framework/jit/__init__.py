@@ -8,4 +8,7 @@
     error.py                errors mapped back to the user's source line
     run_program.py          run a forward Program in dygraph (autograd records through it)
     input_spec.py           InputSpec
+    io.py                   jit.save / jit.load (one format with static.save_inference_model)
+    translated_layer.py     TranslatedLayer: a loaded Program as an nn.Layer
+    traced_layer.py         TracedLayer: a Program recorded by tracing (no control flow)
 """
