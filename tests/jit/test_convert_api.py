@@ -133,3 +133,11 @@ def test_short_circuit_is_kept_for_python_values():
     sf = paddle.jit.to_static(f)
     assert float(sf(paddle.to_tensor(1.0), [])) == 1.0   # items[0] never evaluated
     assert float(sf(paddle.to_tensor(1.0), [2])) == 3.0
+
+
+def test_paddle_jit_namespace():
+    for name in ("to_static", "not_to_static", "enable_to_static", "ProgramTranslator", "declarative", "save", "load",
+                 "TracedLayer", "TranslatedLayer"):
+        assert getattr(paddle.jit, name) is not None, name
+    with pytest.raises(AttributeError):
+        _ = paddle.jit.no_such_name

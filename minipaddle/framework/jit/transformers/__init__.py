@@ -9,7 +9,7 @@
     logical             `and` / `or` / `not` -> convert_logical_* (short-circuit kept)
     loop                `while` -> convert_while_loop(cond_fn, body_fn, loop_vars)
     ifelse              `if` -> convert_ifelse(pred, true_fn, false_fn, names)
-    create_variable     (inside loop / ifelse) names first bound in control flow get UndefinedVar
+    create_variable     (called by loop / ifelse) names first bound in control flow get UndefinedVar
     assert, print, cast, shape, call   the small runtime hooks
 """
 from __future__ import annotations

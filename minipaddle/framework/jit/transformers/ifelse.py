@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import ast
 
+from .create_variable import undefined_inits
 from .utils import (FunctionScoped, contains, exposed_reads, jst_call, located, loads_outside, make_function,
-                    name_tuple, stored_names, undefined_inits, unique, unsafe_keyword)
+                    name_tuple, stored_names, unique, unsafe_keyword)
 
 __all__ = ["IfElseTransformer"]
 

@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import ast
 
+from .create_variable import undefined_inits
 from .utils import (FunctionScoped, exposed_reads, located, loads_outside, make_function, name_tuple, parse_expr,
-                    parse_stmts, stored_names, undefined_inits, unique, jst_call, unsafe_keyword)
+                    parse_stmts, stored_names, unique, jst_call, unsafe_keyword)
 
 __all__ = ["ForToWhileTransformer", "LoopTransformer"]
 

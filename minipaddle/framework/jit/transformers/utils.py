@@ -181,12 +181,6 @@ def loads_outside(func: ast.FunctionDef, node: ast.AST) -> set[str]:
     return out
 
 
-def undefined_inits(func: ast.FunctionDef, node: ast.AST, names: list[str]) -> list[ast.stmt]:
-    """`name = _jst.UndefinedVar('name')` for each of `names` not bound before `node` (create_variable)."""
-    bound = names_bound_before(func, node)
-    return located([parse_stmts(f"{n} = {JST}.UndefinedVar({n!r})")[0] for n in names if n not in bound], node)
-
-
 def make_function(name: str, params: list[str], body: list[ast.stmt], returns: list[str] | None,
                   where: ast.AST) -> ast.FunctionDef:
     """`def name(*params): body; return (returns...)` placed at `where`'s line."""
