@@ -141,3 +141,24 @@ def test_paddle_jit_namespace():
         assert getattr(paddle.jit, name) is not None, name
     with pytest.raises(AttributeError):
         _ = paddle.jit.no_such_name
+
+
+def test_feed_names_follow_the_parameters_lists_and_keywords():
+    def f(x, pair, scale=None):
+        return x + pair[0] * pair[1] + scale
+    sf = paddle.jit.to_static(f)
+    ones = paddle.ones([2])
+    np.testing.assert_allclose(sf(ones, [ones, ones * 2], scale=ones).numpy(), [4.0, 4.0])
+    assert [v.name for v in sf.concrete_program.inputs] == ["x", "pair_0", "pair_1", "scale"]
+
+
+def test_assert_is_checked_for_python_values_and_warned_about_for_variables():
+    def f(x, n):
+        assert n > 0, "n must be positive"
+        assert x.sum() > 0
+        return x * n
+    sf = paddle.jit.to_static(f)
+    with pytest.warns(UserWarning, match="`assert` on Variable .* is not checked"):
+        np.testing.assert_allclose(sf(paddle.ones([2]), 2).numpy(), [2.0, 2.0])
+    with pytest.raises(AssertionError, match="n must be positive"):
+        sf(paddle.ones([2]), 0)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import numbers
+import warnings
 
 import numpy as np
 
@@ -420,6 +421,8 @@ def convert_assert(test, msg=None) -> None:
     """`assert test, msg`: checked now for Python values and eager tensors. A Variable's value is only known
     when the program runs, and the program has no assert op, so it is not checked there."""
     if _building() and _is_var(test):
+        warnings.warn(f"to_static: `assert` on Variable '{test.name}' is not checked: the Program has no assert op "
+                      "(the condition is only known when it runs).", stacklevel=2)
         return
     if not _truth(test):
         raise AssertionError(msg) if msg is not None else AssertionError()

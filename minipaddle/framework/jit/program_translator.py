@@ -95,6 +95,15 @@ def _flatten(value, leaves: list):
     return None
 
 
+def _leaf_labels(spec, label: str, out: list) -> None:
+    if spec is None:
+        out.append(label)
+        return
+    kind, items = spec
+    for k, item in (items if kind is dict else enumerate(items)):
+        _leaf_labels(item, f"{label}_{k}", out)
+
+
 def _unflatten(spec, leaves):
     if spec is None:
         return next(leaves)
@@ -218,20 +227,27 @@ class StaticFunction:
         self._last = concrete
         return concrete, leaves
 
-    def _feed_names(self, leaves, specs) -> list:
+    def _feed_names(self, leaves, spec, specs) -> list:
+        """A data-variable name per tensor leaf: the InputSpec's name, else the parameter's name
+        (`x`, `xs_0` for items of a list argument, the keyword for a keyword argument)."""
         try:
             params = list(inspect.signature(self._function).parameters)
         except (TypeError, ValueError):
             params = []
         if self._instance is not None and params:
             params = params[1:]
+        (_, (args_spec, kwargs_spec)) = spec
+        labels: list = []
+        for j, sub in enumerate(args_spec[1]):
+            _leaf_labels(sub, params[j] if j < len(params) else f"input_{j}", labels)
+        for key, sub in kwargs_spec[1]:
+            _leaf_labels(sub, key, labels)
         names, used = [], set()
-        for i, (v, s) in enumerate(zip(leaves, specs)):
+        for v, s, label in zip(leaves, specs, labels):
             if not (isinstance(v, Tensor) or _is_spec(v)):
                 names.append(None)
                 continue
-            base = next((d.name for d in (s, v) if _is_spec(d) and d.name), None)
-            base = base or (params[i] if i < len(params) else f"input_{i}")
+            base = next((d.name for d in (s, v) if _is_spec(d) and d.name), None) or label
             name, n = base, 0
             while name in used:
                 n += 1
@@ -244,7 +260,7 @@ class StaticFunction:
         from ..static.builder import data, program_guard
         conv = converted(self._function)
         main, startup = Program(), Program()
-        names = self._feed_names(leaves, specs)
+        names = self._feed_names(leaves, spec, specs)
         found: dict = {}
         try:
             with program_guard(main, startup), _record_parameters(found):
