@@ -293,3 +293,15 @@ def test_nested_function_with_its_own_early_return_is_converted_with_the_outer_o
         return inner(x) + 1
     sf = _check(f, (XS[0],), (XS[1],))
     assert "cond" in _op_types(sf.concrete_program.main_program)
+
+
+def test_break_under_a_tensor_condition_in_a_python_range_loop():
+    def f(x):
+        for _ in range(4):
+            x = x + 1
+            if x.sum() > 5:
+                break
+        return x
+    sf = _check(f, (T([0.0, 0.0]),), (T([2.0, 2.0]),), (T([-5.0, -5.0]),))
+    # the first iteration is unrolled; once the break flag is a tensor the rest is one while op
+    assert _op_types(sf.concrete_program.main_program).count("while") == 1
