@@ -117,8 +117,8 @@ def test_temporaries_are_dropped_after_their_last_use_but_fetches_and_parameters
     seen = []
     original = exe.run_block
 
-    def spy(block, env, check_inputs=False, release=None):
-        result = original(block, env, check_inputs, release)
+    def spy(block, env, check_inputs=False, release=None, **options):
+        result = original(block, env, check_inputs, release, **options)
         seen.append(set(result))
         return result
     exe.run_block = spy

@@ -170,6 +170,7 @@ class Executor:
         self.place = place
         self._plans: dict = {}
         self._releases: dict = {}
+        self._pools: dict = {}   # (program id, version) -> BufferPool, for programs with a buffer_reuse plan
 
     def close(self) -> None:
         self._plans.clear()
@@ -197,7 +198,7 @@ class Executor:
                              "fetch": list(fetch_names)})
         try:
             self.run_block(program.global_block(), env, check_inputs=True,
-                           release=self._release_plan(program, tuple(fetch_names)))
+                           release=self._release_plan(program, tuple(fetch_names)), pool=self._buffer_pool(program))
         except Exception as exc:
             self._observed = outer
             if observed:
@@ -298,9 +299,20 @@ class Executor:
             self._releases = {key: plan}  # one program at a time is the common case
         return plan
 
-    def run_block(self, block: Block, env: dict, check_inputs: bool = False, release=None) -> dict:
+    def _buffer_pool(self, program: Program):
+        """The BufferPool of a program carrying a buffer_reuse plan (passes/buffer_reuse.py), else None."""
+        if getattr(program, "_buffer_plan", None) is None:
+            return None
+        key = (id(program), program._version)
+        if key not in self._pools:
+            from .passes.buffer_reuse import BufferPool
+            self._pools = {key: BufferPool(program, self.plan(program.global_block())[0])}
+        return self._pools[key]
+
+    def run_block(self, block: Block, env: dict, check_inputs: bool = False, release=None, pool=None) -> dict:
         """Run `block`'s ops reading and writing `env` (name -> array); after step i, drop the
-        names in `release[i]` (temporaries no later step reads)."""
+        names in `release[i]` (temporaries no later step reads); `pool`: write planned outputs into
+        shared buffers (buffer_reuse)."""
         steps, external = self.plan(block)
         if check_inputs:
             self._check_inputs(block, external, env)
@@ -313,6 +325,8 @@ class Executor:
                         start = time.perf_counter_ns()
                         if step.handler is not None:
                             step.handler(self, step.op, env)
+                        elif pool is not None and i in pool.steps:
+                            pool.run(i, step, env, _run_kernel)
                         else:
                             _run_kernel(step, env)
                         _emit_op(block, i, step.op, env, start)
@@ -323,6 +337,8 @@ class Executor:
                     for i, step in enumerate(steps):
                         if step.handler is not None:
                             step.handler(self, step.op, env)
+                        elif pool is not None and i in pool.steps:
+                            pool.run(i, step, env, _run_kernel)
                         else:
                             _run_kernel(step, env)
                         if release is not None:

@@ -350,9 +350,10 @@ def load_kernel(kernel_name: str, source: str) -> Callable:
 
 
 def fused_elementwise_kernel(*arrays, kernel_name: str = "", source: str = "", expression: str = "",
-                             input_kinds=(), steps=(), outputs=(), dtype=None):
+                             input_kinds=(), steps=(), outputs=(), dtype=None, out=None):
     """Run the generated loop; inputs it cannot take as they are (another dtype, a broadcast among
-    full inputs) run the original ops one by one instead, so the answer is always the unfused one."""
+    full inputs) run the original ops one by one instead, so the answer is always the unfused one.
+    `out`: arrays (C-contiguous, the output shape and dtype) to store into instead of new ones."""
     dt = np.dtype(dtype)
     shape = next((a.shape for a, k in zip(arrays, input_kinds) if k == "a"), None)
     flat = [] if shape is not None else None
@@ -378,9 +379,13 @@ def fused_elementwise_kernel(*arrays, kernel_name: str = "", source: str = "", e
                 break
     if flat is None:
         result = run_unfused(arrays, steps, outputs, dt)
+        if out is not None:
+            for o, r in zip(out, result):
+                o[...] = r
+            result = tuple(out)
     else:
         fn = _KERNELS.get(kernel_name) or load_kernel(kernel_name, source)
-        result = tuple(np.empty(shape, dt) for _ in outputs)
+        result = tuple(out) if out is not None else tuple(np.empty(shape, dt) for _ in outputs)
         fn(*flat, *(o.reshape(-1) for o in result))
     return result[0] if len(result) == 1 else result
 
