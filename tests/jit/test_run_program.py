@@ -166,6 +166,21 @@ def test_double_grad_through_a_cond_matches_central_differences():
                           [x, rng.standard_normal((3, 2))])
 
 
+def test_a_program_and_its_run_plans_are_freed_together():
+    import gc
+    import weakref
+    lin = nn.Linear(3, 2)
+    main, _, out = build(lin, [("x", [None, 3], "float32")])
+    x = paddle.ones([2, 3])
+    run_program(main, ["x"], [x], [out.name], params_of(lin))[0].sum().backward()
+    with paddle.no_grad():
+        run_program(main, ["x"], [x], [out.name], params_of(lin))
+    ref = weakref.ref(main)
+    del main, out
+    gc.collect()
+    assert ref() is None
+
+
 def test_bad_calls_raise_clear_errors():
     lin = nn.Linear(3, 2)
     main, _, out = build(lin, [("x", [None, 3], "float32")])

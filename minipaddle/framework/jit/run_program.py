@@ -18,8 +18,6 @@ Program instead (`inline_program`).
 """
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from ..autograd import mode
@@ -39,9 +37,14 @@ _API = "run_program"
 _OP, _CONST, _COND, _WHILE = 0, 1, 2, 3
 _CONSTANT_OPS = ("fill_constant", "assign_value", "uniform_random", "gaussian_random")
 
-# program -> {block idx: (program version, steps)}; dropped with the program
-_PLANS: "weakref.WeakKeyDictionary[Program, dict]" = weakref.WeakKeyDictionary()
-_EXECUTOR = Executor()
+
+def _cache(program: Program) -> dict:
+    """Plans and an Executor kept on the program itself: a global table would keep every program alive
+    (its plans point back at it), this way they go with it."""
+    cache = program.__dict__.get("_run_program_cache")
+    if cache is None:
+        cache = program.__dict__["_run_program_cache"] = {"executor": Executor()}
+    return cache
 
 
 class _Step:
@@ -52,7 +55,7 @@ class _Step:
 
 
 def _plan(block: Block) -> list[_Step]:
-    per_program = _PLANS.setdefault(block.program, {})
+    per_program = _cache(block.program)
     entry = per_program.get(block.idx)
     if entry is not None and entry[0] == block.program._version:
         return entry[1]
@@ -118,11 +121,11 @@ def _check_args(program, feed_names, inputs, fetch_names, params) -> None:
 
 def _reads(program: Program) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The data and the persistable variables the program reads before writing them (cached per version)."""
-    per_program = _PLANS.setdefault(program, {})
+    per_program = _cache(program)
     entry = per_program.get("reads")
     if entry is None or entry[0] != program._version:
         gb = program.global_block()
-        _, external = _EXECUTOR.plan(gb)
+        _, external = per_program["executor"].plan(gb)
         data = tuple(n for n in external if n in gb.vars and gb.vars[n].is_data)
         persist = tuple(n for n in external if n in gb.vars and gb.vars[n].persistable)
         entry = per_program["reads"] = (program._version, data, persist)
@@ -166,8 +169,9 @@ def _run_static(program, feed_names, inputs, fetch_names, params) -> list[Tensor
     """No gradient needed: the Executor's loop on arrays (temporaries freed as soon as they die)."""
     env = {n: t._data for n, t in params.items()}
     env.update((n, t._data) for n, t in zip(feed_names, inputs))
-    release = _EXECUTOR._release_plan(program, tuple(fetch_names))
-    _EXECUTOR.run_block(program.global_block(), env, check_inputs=True, release=release)
+    executor = _cache(program)["executor"]
+    release = executor._release_plan(program, tuple(fetch_names))
+    executor.run_block(program.global_block(), env, check_inputs=True, release=release)
     try:
         return [Tensor._wrap(env[n]) for n in fetch_names]
     except KeyError as e:
