@@ -216,3 +216,18 @@ def test_super_forward_inside_a_converted_forward_is_converted_too():
     np.testing.assert_allclose(static(x).numpy(), want[0], rtol=1e-6)
     np.testing.assert_allclose(static(-x).numpy(), want[1], rtol=1e-6)
     assert "cond" in [op.type for op in static.forward.concrete_program.main_program.global_block().ops]
+
+
+def test_no_grad_block_stops_gradients_as_it_does_eagerly():
+    def f(x):
+        with paddle.no_grad():
+            y = x * 3
+        return x * y
+    x = paddle.to_tensor([2.0], stop_gradient=False)
+    f(x).backward()
+    want = x.grad.numpy().copy()
+    x.clear_grad()
+    sf = paddle.jit.to_static(f)
+    sf(x).backward()
+    np.testing.assert_allclose(x.grad.numpy(), want)   # 6, not 12
+    assert "jit_stop_gradient" in [op.type for op in sf.concrete_program.main_program.global_block().ops]

@@ -11,4 +11,6 @@
     io.py                   jit.save / jit.load (one format with static.save_inference_model)
     translated_layer.py     TranslatedLayer: a loaded Program as an nn.Layer
     traced_layer.py         TracedLayer: a Program recorded by tracing (no control flow)
+    stop_gradient_op.py     the op that ends a `with paddle.no_grad():` block in converted code
 """
+from . import stop_gradient_op  # noqa: F401,E402 - registers jit_stop_gradient, so saved programs holding it load

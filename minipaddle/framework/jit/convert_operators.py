@@ -24,7 +24,8 @@ from ..tensor import Tensor
 
 __all__ = ["UndefinedVar", "convert_ifelse", "convert_while_loop", "convert_logical_and", "convert_logical_or",
            "convert_logical_not", "convert_len", "convert_iterable", "convert_range", "convert_range_cond",
-           "convert_var_dtype", "convert_shape", "convert_print", "convert_assert", "convert_call"]
+           "convert_var_dtype", "convert_shape", "convert_print", "convert_assert", "convert_stop_gradient",
+           "convert_call"]
 
 
 class UndefinedVar:
@@ -426,6 +427,20 @@ def convert_assert(test, msg=None) -> None:
         return
     if not _truth(test):
         raise AssertionError(msg) if msg is not None else AssertionError()
+
+
+def convert_stop_gradient(value):
+    """After a `with paddle.no_grad():` block: a Variable the block assigned goes through `jit_stop_gradient`,
+    so gradients stop there when the Program runs with autograd (as they did eagerly)."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(convert_stop_gradient(v) for v in value)
+    if _building() and _is_var(value):
+        from ..dispatch import dispatch
+        from .stop_gradient_op import STOP_GRADIENT
+        out = dispatch(STOP_GRADIENT, (value,))
+        out.stop_gradient = True
+        return out
+    return value
 
 
 def convert_call(func):

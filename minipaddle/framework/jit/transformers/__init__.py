@@ -3,6 +3,7 @@
 `transform(func_node)` rewrites a parsed function in place:
 
     early_return        `if c: return a` + rest -> the rest moves into the else
+    no_grad             names a `with paddle.no_grad():` block assigns stop gradients after it
     loop (for->while)   `for` over range / enumerate / a sequence becomes an index `while`
     return_transformer  one exit: returns become `__return_value = ...` + a flag
     break_continue      `break` / `continue` become flags the loop test and guards read
@@ -23,6 +24,7 @@ from .cast import CastTransformer
 from .early_return import EarlyReturnTransformer
 from .ifelse import IfElseTransformer
 from .logical import LogicalTransformer
+from .no_grad import NoGradTransformer
 from .loop import ForToWhileTransformer, LoopTransformer
 from .print_transformer import PrintTransformer
 from .return_transformer import ReturnTransformer
@@ -36,6 +38,7 @@ def transform(func: ast.FunctionDef) -> ast.FunctionDef:
     func.decorator_list = []
     _strip_annotations(func)
     EarlyReturnTransformer().visit(func)
+    NoGradTransformer().visit(func)
     ForToWhileTransformer().visit(func)
     ReturnTransformer().visit(func)
     BreakContinueTransformer().visit(func)
