@@ -51,10 +51,8 @@ def stored_names(nodes) -> set[str]:
         for sub in _walk_no_defs(node):
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
                 out.add(sub.id)
-            elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and sub is not node:
-                out.add(sub.name)
-            elif isinstance(sub, (ast.FunctionDef,)) and sub is node:
-                out.add(sub.name)
+            elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out.add(sub.name)  # a def binds its name (its body is not entered)
     return out
 
 
@@ -138,7 +136,8 @@ def names_bound_before(func: ast.FunctionDef, target: ast.AST) -> set[str]:
             bound.add(node.name)
             return
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):  # value before target
-            visit(node.value) if node.value is not None else None
+            if node.value is not None:
+                visit(node.value)
             for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
                 visit(t)
             return
