@@ -231,3 +231,20 @@ def test_no_grad_block_stops_gradients_as_it_does_eagerly():
     sf(x).backward()
     np.testing.assert_allclose(x.grad.numpy(), want)   # 6, not 12
     assert "jit_stop_gradient" in [op.type for op in sf.concrete_program.main_program.global_block().ops]
+
+
+def test_a_captured_tensor_that_needs_grad_gets_its_gradient():
+    w = paddle.to_tensor([1.0, -2.0], stop_gradient=False)
+
+    def f(x):
+        if x.sum() > 0:
+            return (x * w).sum()
+        return (x * w * w).sum()
+    x = paddle.to_tensor([3.0, 4.0])
+    for sign in (1.0, -1.0):
+        f(x * sign).backward()
+        want = w.grad.numpy().copy()
+        w.clear_grad()
+        paddle.jit.to_static(f)(x * sign).backward()
+        np.testing.assert_allclose(w.grad.numpy(), want)
+        w.clear_grad()

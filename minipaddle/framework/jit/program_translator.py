@@ -73,17 +73,28 @@ class ConcreteProgram:
 
 @contextlib.contextmanager
 def _record_parameters(found: dict):
-    """Note every eager Parameter the builder lifts into the Program (so run_program gets the live ones)."""
-    original = builder.lift_parameter
+    """Note every eager tensor the Program reads by reference: Parameters the builder lifts, and other
+    tensors that need a gradient (a closure's `w` with stop_gradient=False) -- lifted the same way instead
+    of being frozen into a constant -- so run_program reads the live tensors and gradients reach them.
+
+    (The builder has no hook for this yet, so its two functions are wrapped while this Program builds.)
+    """
+    original_lift, original_as_variable = builder.lift_parameter, builder.as_variable
 
     def lift(program, param):
         found.setdefault(param.name, param)
-        return original(program, param)
-    builder.lift_parameter = lift
+        return original_lift(program, param)
+
+    def as_variable(block, value):
+        if type(value) is Tensor and not value.stop_gradient:
+            return lift(block.program, value)
+        return original_as_variable(block, value)
+
+    builder.lift_parameter, builder.as_variable = lift, as_variable
     try:
         yield
     finally:
-        builder.lift_parameter = original
+        builder.lift_parameter, builder.as_variable = original_lift, original_as_variable
 
 
 def _flatten(value, leaves: list):
