@@ -192,7 +192,8 @@ def _merge_leaf(i: int, a, b, state: dict, block, keep: dict, label: str):
         _check_fillable(a, label, "true")
         _write_placeholder(t_block, ph, _fill_shape(b), b._data.dtype, a)
         return b
-    if a is b or (type(a) is type(b) and a == b) or (_is_empty(a) and _is_empty(b)):
+    if a is b or (type(a) is type(b) and isinstance(a, (numbers.Number, str, bytes)) and a == b) \
+            or (_is_empty(a) and _is_empty(b)):
         keep[i] = a  # the same Python value either way: no graph value needed
         _write_placeholder(t_block, ph, (), np.float32, 0)
         return builder.fill_constant(block, (), np.float32, 0)
@@ -314,7 +315,6 @@ def convert_logical_and(x_fn, y_fn):
     """`x and y`: Python's short-circuit `and` on Python values, `paddle.logical_and` on Variables."""
     x = x_fn()
     if _building() and _is_var(x):
-        from .. import ops  # noqa: F401
         from ..ops.compare import logical_and
         return logical_and(_as_bool_var(x), _as_bool_var(y_fn()))
     if not _truth(x):
