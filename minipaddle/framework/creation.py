@@ -1,7 +1,7 @@
 """Creating tensors: to_tensor, zeros/ones/full, ranges, eye, random tensors, paddle.seed, shape.
 
-In a static Program, `zeros_like(x)` & co. become a `fill_any_like` op and `paddle.shape(x)` a
-`shape` op, so a -1 (batch) dim takes the size fed at run time; `full(shape, v)` with a shape
+In a static Program, `zeros_like(x)` & co. of an `x` with a -1 (batch) dim become a `fill_any_like`
+op and `paddle.shape(x)` a `shape` op, so that dim takes the size fed at run time; `full(shape, v)` with a shape
 Variable (or a list holding Variables) becomes a `fill_constant` reading that shape at run time.
 
 Dtype defaults follow Paddle: Python floats -> float32 (the default dtype), ints -> int64,
@@ -124,7 +124,7 @@ def _like(op: str, x, value, dtype) -> Tensor:
     if not isinstance(x, Tensor):
         raise invalid_argument(op, f"x must be a Tensor, got {type(x).__name__}.")
     d = _dtype(dtype, x._data.dtype)
-    if _building() and _is_variable(x):  # Paddle's fill_any_like: x's shape as it is at run time
+    if _building() and _is_variable(x) and -1 in x._data.shape:  # Paddle's fill_any_like: sized at run time
         from .static import builder
         return builder.fill_any_like(x, value, d)
     return Tensor._wrap(np.full(x._data.shape, value, d))

@@ -52,6 +52,16 @@ def test_shape_op_and_full_with_a_run_time_shape():
     assert ov.shape == (2, 3) and ov.dtype == np.int32 and (ov == 1).all()
 
 
+def test_like_of_a_fully_known_shape_stays_a_constant():
+    main = static.Program()
+    with static.program_guard(main):
+        x = static.data("x", [2, 3], "float32")
+        z = paddle.full_like(x, 4.0) + x
+    assert "fill_any_like" not in [op.type for op in main.global_block().ops]
+    (zv,) = _run(main, {"x": np.ones((2, 3), np.float32)}, [z])
+    np.testing.assert_array_equal(zv, np.full((2, 3), 5.0, np.float32))
+
+
 def test_eager_shape_and_likes_are_unchanged():
     x = paddle.to_tensor(np.ones((2, 3), np.float32))
     np.testing.assert_array_equal(paddle_shape(x).numpy(), [2, 3])
