@@ -162,3 +162,21 @@ def test_assert_is_checked_for_python_values_and_warned_about_for_variables():
         np.testing.assert_allclose(sf(paddle.ones([2]), 2).numpy(), [2.0, 2.0])
     with pytest.raises(AssertionError, match="n must be positive"):
         sf(paddle.ones([2]), 0)
+
+
+def test_print_of_variables_prints_values_each_time_the_program_runs(capsys):
+    def f(x, n):
+        i = paddle.to_tensor(0)
+        while i < n:
+            x = x * 2
+            print("step", i, "x =", x)
+            i = i + 1
+        return x
+    sf = paddle.jit.to_static(f)
+    sf(paddle.ones([2]), paddle.to_tensor(2))
+    assert capsys.readouterr().out == "step 0 x = [2., 2.]\nstep 1 x = [4., 4.]\n"
+    x = paddle.ones([2])
+    x.stop_gradient = False                       # the autograd path prints the same way
+    sf(x, paddle.to_tensor(1)).sum().backward()
+    assert capsys.readouterr().out == "step 0 x = [2., 2.]\n"
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0])

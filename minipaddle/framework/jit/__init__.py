@@ -11,6 +11,6 @@
     io.py                   jit.save / jit.load (one format with static.save_inference_model)
     translated_layer.py     TranslatedLayer: a loaded Program as an nn.Layer
     traced_layer.py         TracedLayer: a Program recorded by tracing (no control flow)
-    stop_gradient_op.py     the op that ends a `with paddle.no_grad():` block in converted code
+    jit_ops.py              jit_stop_gradient (after a no_grad block) and jit_print (print of Variables)
 """
-from . import stop_gradient_op  # noqa: F401,E402 - registers jit_stop_gradient, so saved programs holding it load
+from . import jit_ops  # noqa: F401,E402 - registers the jit ops, so saved programs holding them load

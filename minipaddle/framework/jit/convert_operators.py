@@ -412,10 +412,22 @@ def convert_shape(x):
     return x.shape
 
 
-def convert_print(*args, **kwargs) -> None:
-    """`print(...)`: eager values print as usual; a Variable prints its name, shape and dtype while the
-    program is built (the program itself has no print op)."""
-    builtins.print(*args, **kwargs)
+def convert_print(*args, sep: str = " ", end: str = "\n", **kwargs) -> None:
+    """`print(...)`: with a Variable among the arguments while building, a `jit_print` op that prints the
+    values every time the Program runs; otherwise Python's print."""
+    if not (_building() and any(_is_var(a) for a in args)) or kwargs:
+        builtins.print(*args, sep=sep, end=end, **kwargs)
+        return
+    from ..dispatch import dispatch
+    from .jit_ops import PRINT
+    tensors, template = [], []
+    for a in args:
+        if isinstance(a, Tensor):
+            template.append(("tensor", len(tensors)))
+            tensors.append(a)
+        else:
+            template.append(("text", str(a)))
+    dispatch(PRINT, tuple(tensors), {"template": tuple(template), "sep": sep, "end": end})
 
 
 def convert_assert(test, msg=None) -> None:
@@ -436,7 +448,7 @@ def convert_stop_gradient(value):
         return type(value)(convert_stop_gradient(v) for v in value)
     if _building() and _is_var(value):
         from ..dispatch import dispatch
-        from .stop_gradient_op import STOP_GRADIENT
+        from .jit_ops import STOP_GRADIENT
         out = dispatch(STOP_GRADIENT, (value,))
         out.stop_gradient = True
         return out

@@ -1,0 +1,53 @@
+"""The two ops converted code adds: `jit_stop_gradient` and `jit_print`.
+
+- `jit_stop_gradient(x)`: x's value, with no backward rule. Eagerly, `with paddle.no_grad():`
+  keeps the ops inside out of the autograd graph; a converted Program runs op by op with autograd
+  on, so the converter passes each name a no_grad block assigns through this op after the block.
+- `jit_print(*xs, template=...)`: `print(...)` of Variables in converted code; prints the values
+  every time the Program runs (Paddle's static print op), then gives a dummy bool.
+
+Both are registered when the jit package loads, so saved programs holding them load too.
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from ..ops.common import unary_meta
+from ..registry import MetaTensor, add_kernel, register_op
+
+__all__ = ["STOP_GRADIENT", "PRINT"]
+
+_DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool")
+
+
+def _identity(x):
+    return x
+
+
+STOP_GRADIENT = register_op("jit_stop_gradient", inputs=("x",), infer_meta=unary_meta, backward=None,
+                            doc="The input's value; gradients do not flow through it (a no_grad block in "
+                                "converted code).")
+add_kernel("jit_stop_gradient", "cpu", _DTYPES, _identity, name="numpy")
+
+
+def _print_meta(*xs, template=(), sep=" ", end="\n") -> MetaTensor:
+    return MetaTensor((), np.dtype(np.bool_))
+
+
+def _print_kernel(*xs, template=(), sep=" ", end="\n"):
+    """`template` holds ("text", str) for a Python argument and ("tensor", i) for the i-th input."""
+    parts = [text if kind == "text" else _format(xs[text]) for kind, text in template]
+    builtins.print(*parts, sep=sep, end=end)
+    return np.array(True)
+
+
+def _format(array: np.ndarray) -> str:
+    return np.array2string(np.asarray(array), separator=", ") if np.ndim(array) else str(np.asarray(array).item())
+
+
+PRINT = register_op("jit_print", inputs=("x",), infer_meta=_print_meta, backward=None, variadic=True,
+                    attrs={"template": (tuple, ()), "sep": (str, " "), "end": (str, "\n")},
+                    doc="print(...) in converted code: prints its inputs' values each time the program runs.")
+add_kernel("jit_print", "cpu", _DTYPES, _print_kernel, name="numpy")
