@@ -166,6 +166,10 @@ FAST_F32: dict[str, Callable] = {"tanh": tanh_fast, "erf": erf_fast, "exp": exp_
 
 
 # `x ** c` with a literal c: numba calls libm pow per element; these are a multiply or a sqrt
+def pow_1(x, y):
+    return x
+
+
 def pow_2(x, y):
     return x * x
 
@@ -182,7 +186,7 @@ def pow_minus_1(x, y):
     return 1.0 / x
 
 
-_POW_LITERALS = {2.0: pow_2, 3.0: pow_3, 0.5: pow_half, -1.0: pow_minus_1}
+_POW_LITERALS = {1.0: pow_1, 2.0: pow_2, 3.0: pow_3, 0.5: pow_half, -1.0: pow_minus_1}
 
 
 # Ops whose math is a scalar libm call (or an int round trip) inside a numba loop, where numpy's
