@@ -152,16 +152,19 @@ def test_feed_names_follow_the_parameters_lists_and_keywords():
     assert [v.name for v in sf.concrete_program.inputs] == ["x", "pair_0", "pair_1", "scale"]
 
 
-def test_assert_is_checked_for_python_values_and_warned_about_for_variables():
+def test_assert_is_checked_for_python_values_now_and_for_variables_when_the_program_runs():
     def f(x, n):
         assert n > 0, "n must be positive"
-        assert x.sum() > 0
+        assert x.sum() > 0, "x must sum to more than 0"
         return x * n
     sf = paddle.jit.to_static(f)
-    with pytest.warns(UserWarning, match="`assert` on Variable .* is not checked"):
-        np.testing.assert_allclose(sf(paddle.ones([2]), 2).numpy(), [2.0, 2.0])
+    np.testing.assert_allclose(sf(paddle.ones([2]), 2).numpy(), [2.0, 2.0])
     with pytest.raises(AssertionError, match="n must be positive"):
         sf(paddle.ones([2]), 0)
+    line = inspect.getsourcelines(f)[1] + 2
+    with pytest.raises(AssertionError, match=rf"x must sum to more than 0 \(assert on a tensor, at .*:{line}\)"):
+        sf(-paddle.ones([2]), 2)   # same Program as the first call: checked when it runs
+    assert len(sf.program_cache) == 1   # n=0 failed while building: no Program for it
 
 
 def test_print_of_variables_prints_values_each_time_the_program_runs(capsys):

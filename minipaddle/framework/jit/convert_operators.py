@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import builtins
 import numbers
-import warnings
+import sys
 
 import numpy as np
 
@@ -431,11 +431,15 @@ def convert_print(*args, sep: str = " ", end: str = "\n", **kwargs) -> None:
 
 
 def convert_assert(test, msg=None) -> None:
-    """`assert test, msg`: checked now for Python values and eager tensors. A Variable's value is only known
-    when the program runs, and the program has no assert op, so it is not checked there."""
+    """`assert test, msg`: checked now for Python values and eager tensors; for a Variable, a `jit_assert`
+    op checks it every time the Program runs (naming the user's line)."""
     if _building() and _is_var(test):
-        warnings.warn(f"to_static: `assert` on Variable '{test.name}' is not checked: the Program has no assert op "
-                      "(the condition is only known when it runs).", stacklevel=2)
+        from ..dispatch import dispatch
+        from .error import user_location
+        from .jit_ops import ASSERT
+        caller = sys._getframe(1)
+        where = user_location(caller.f_code.co_filename, caller.f_lineno) or ""
+        dispatch(ASSERT, (test,), {"message": "" if msg is None else str(msg), "where": where})
         return
     if not _truth(test):
         raise AssertionError(msg) if msg is not None else AssertionError()
