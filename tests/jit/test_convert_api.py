@@ -183,3 +183,15 @@ def test_print_of_variables_prints_values_each_time_the_program_runs(capsys):
     sf(x, paddle.to_tensor(1)).sum().backward()
     assert capsys.readouterr().out == "step 0 x = [2., 2.]\n"
     np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0])
+
+
+def test_source_map_links_lines_of_code_to_the_users_lines():
+    sf = paddle.jit.to_static(branchy)
+    start = inspect.getsourcelines(branchy)[1]
+    code = sf.code.splitlines()
+    mapping = sf.source_map
+    assert mapping[1] == start                                         # def branchy(x):
+    mul = next(i for i, text in enumerate(code, 1) if "y = x * 2" in text)
+    sub = next(i for i, text in enumerate(code, 1) if "y = x - 1" in text)
+    call = next(i for i, text in enumerate(code, 1) if "convert_ifelse(" in text)
+    assert (mapping[mul], mapping[sub], mapping[call]) == (start + 2, start + 4, start + 1)

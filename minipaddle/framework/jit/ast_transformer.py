@@ -35,7 +35,18 @@ class ConvertedFunction:
     code: str
     filename: str
     source_file: str
-    line_map: dict = field(default_factory=dict)   # converted line -> line in source_file
+    line_map: dict = field(default_factory=dict)   # compiled line -> line in source_file
+    code_offset: int = 0                           # compiled line = line of `code` + code_offset
+
+    def source_map(self) -> dict[int, int]:
+        """{line of `code` (1-based): line in source_file} -- what the debugger links side by side."""
+        n = self.code.count("\n") + 1
+        out = {}
+        for line in range(1, n + 1):
+            where = origin_of(self.filename, line + self.code_offset)
+            if where is not None:
+                out[line] = where[1]
+        return out
 
 
 ORIGINS: dict[str, ConvertedFunction] = {}   # `<to_static:...>` filename -> its conversion
@@ -124,18 +135,20 @@ def convert_function(fn: types.FunctionType) -> ConvertedFunction:
     function.__qualname__ = fn.__qualname__
     function.__doc__ = fn.__doc__
     function.__module__ = fn.__module__
-    conv = ConvertedFunction(fn, function, _user_code(code_text, name), filename, source_file, line_map)
+    code, offset = _user_code(code_text, name)
+    conv = ConvertedFunction(fn, function, code, filename, source_file, line_map, offset)
     ORIGINS[filename] = conv
     return conv
 
 
-def _user_code(code_text: str, name: str) -> str:
-    """The converted `def` alone (without the factory that supplies `_jst` and the closure)."""
+def _user_code(code_text: str, name: str) -> tuple[str, int]:
+    """The converted `def` alone (without the factory that supplies `_jst` and the closure), and how
+    many lines of the compiled text come before it."""
     tree = ast.parse(code_text)
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and node.name == name:
-            return ast.unparse(node)
-    return code_text
+            return ast.unparse(node), node.lineno - 1
+    return code_text, 0
 
 
 def _line_map(transformed: ast.Module, reparsed: ast.Module, first_line: int) -> dict[int, int]:

@@ -192,6 +192,11 @@ class StaticFunction:
         """The converted source (what runs while the Program is built)."""
         return converted(self._function).code
 
+    @property
+    def source_map(self) -> dict[int, int]:
+        """{line of `code`: line of the user's source file} (the file is `inspect.getsourcefile(fn)`)."""
+        return converted(self._function).source_map()
+
     def __call__(self, *args, **kwargs):
         if not _ENABLED[0]:
             return self.dygraph_function(*args, **kwargs)
