@@ -195,3 +195,11 @@ def test_source_map_links_lines_of_code_to_the_users_lines():
     sub = next(i for i, text in enumerate(code, 1) if "y = x - 1" in text)
     call = next(i for i, text in enumerate(code, 1) if "convert_ifelse(" in text)
     assert (mapping[mul], mapping[sub], mapping[call]) == (start + 2, start + 4, start + 1)
+
+
+def test_numpy_arguments_are_inputs_not_constants():
+    sf = paddle.jit.to_static(branchy)
+    a, b = np.array([1.0, 2.0], "float32"), np.array([-1.0, -3.0], "float32")
+    np.testing.assert_allclose(sf(a).numpy(), [2.0, 4.0])
+    np.testing.assert_allclose(sf(b).numpy(), [-2.0, -4.0])
+    assert len(sf.program_cache) == 1

@@ -140,7 +140,22 @@ def _leaf_key(value, spec=None):
         hash(value)
         return ("V", type(value).__name__, value)
     except TypeError:
-        return ("id", id(value))
+        return ("id", _Identity(value))
+
+
+class _Identity:
+    """An unhashable argument in a cache key, by identity; holding it keeps its id from being reused."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value) -> None:
+        self.value = value
+
+    def __hash__(self) -> int:
+        return id(self.value)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Identity) and other.value is self.value
 
 
 def _signature_key(leaves: list, specs: list) -> tuple:
@@ -219,6 +234,9 @@ class StaticFunction:
     def _inputs(self, args: tuple, kwargs: dict):
         leaves: list = []
         spec = _flatten((args, kwargs), leaves)
+        for i, v in enumerate(leaves):
+            if isinstance(v, np.ndarray):  # numpy arrays are inputs, as in Paddle (not baked-in constants)
+                leaves[i] = Tensor._wrap(v)
         specs: list = [None] * len(leaves)
         if self._input_spec is not None:
             arg_leaves: list = []
