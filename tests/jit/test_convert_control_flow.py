@@ -305,3 +305,25 @@ def test_break_under_a_tensor_condition_in_a_python_range_loop():
     sf = _check(f, (T([0.0, 0.0]),), (T([2.0, 2.0]),), (T([-5.0, -5.0]),))
     # the first iteration is unrolled; once the break flag is a tensor the rest is one while op
     assert _op_types(sf.concrete_program.main_program).count("while") == 1
+
+
+def test_rows_of_a_tensor_with_an_unknown_length_and_indexing_by_the_counter():
+    def rows(x):
+        s = x[0] * 0
+        for row in x:
+            s = s + row * 2
+        return s
+
+    def by_index(x, n):
+        total = x[0] * 0
+        for i in range(n):
+            total = total + x[i]
+        return total
+    spec = [paddle.static.InputSpec([None, 3], "float32")]
+    sf = paddle.jit.to_static(rows, input_spec=spec)
+    for n in (1, 4):
+        x = paddle.randn([n, 3])
+        np.testing.assert_allclose(sf(x).numpy(), rows(x).numpy(), rtol=1e-6)
+    assert "while" in _op_types(sf.concrete_program.main_program)
+    x = paddle.randn([4, 3])
+    _check(by_index, (x, T(2)), (x, T(4)))

@@ -23,7 +23,8 @@ from ..static.program import Variable, VarMeta
 from ..tensor import Tensor
 
 __all__ = ["UndefinedVar", "convert_ifelse", "convert_while_loop", "convert_logical_and", "convert_logical_or",
-           "convert_logical_not", "convert_len", "convert_iterable", "convert_range", "convert_range_cond",
+           "convert_logical_not", "convert_len", "convert_iterable", "convert_index", "convert_range",
+           "convert_range_cond",
            "convert_var_dtype", "convert_shape", "convert_print", "convert_assert", "convert_stop_gradient",
            "convert_call"]
 
@@ -371,6 +372,16 @@ def convert_iterable(x):
     if isinstance(x, (Tensor, list, tuple, range)):
         return x
     return list(x)
+
+
+def convert_index(seq, i):
+    """`seq[i]` for a for-loop's item: a tensor indexed by a Variable counter (a loop over an unknown
+    length) is a `gather` of row i; everything else is plain indexing."""
+    if _building() and _is_var(i) and isinstance(seq, Tensor):
+        from ..ops.indexing import gather
+        from ..ops.manipulation import reshape, squeeze
+        return squeeze(gather(seq, reshape(i, [1]), axis=0), axis=0)
+    return seq[i]
 
 
 def convert_range(*args) -> tuple:

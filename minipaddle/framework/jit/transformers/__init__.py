@@ -11,7 +11,7 @@
     loop                `while` -> convert_while_loop(cond_fn, body_fn, loop_vars)
     ifelse              `if` -> convert_ifelse(pred, true_fn, false_fn, names)
     create_variable     (called by loop / ifelse) names first bound in control flow get UndefinedVar
-    assert, print, cast, shape, call   the small runtime hooks
+    shape, index, assert, print, cast, call   the small runtime hooks
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from .call import CallTransformer
 from .cast import CastTransformer
 from .early_return import EarlyReturnTransformer
 from .ifelse import IfElseTransformer
+from .index import IndexTransformer
 from .logical import LogicalTransformer
 from .no_grad import NoGradTransformer
 from .loop import ForToWhileTransformer, LoopTransformer
@@ -45,6 +46,7 @@ def transform(func: ast.FunctionDef) -> ast.FunctionDef:
     LogicalTransformer().visit(func)
     # the small hooks run before loop/ifelse wrap code into functions, so they see user code only once
     TensorShapeTransformer().visit(func)
+    IndexTransformer().visit(func)
     AssertTransformer().visit(func)
     PrintTransformer().visit(func)
     CastTransformer().visit(func)

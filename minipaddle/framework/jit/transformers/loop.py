@@ -8,7 +8,8 @@ ForToWhileTransformer (runs first, so break/continue see one loop form):
                                      body
                                      __it_0 = __it_0 + __step_0
 
-`for x in seq` / `for k, x in enumerate(seq)` index `seq` the same way (a tensor by its first dim).
+`for x in seq` / `for k, x in enumerate(seq)` index `seq` the same way (a tensor by its first dim;
+`convert_index` gathers row i when the length is only known at run time).
 
 LoopTransformer: the loop variables are the names the body assigns that are read before being
 assigned in an iteration, read by the condition, or read after the loop (liveness); they become
@@ -58,14 +59,15 @@ class ForToWhileTransformer(ast.NodeTransformer):
             head = parse_stmts(f"{seq} = _jst.convert_iterable({_src(node.iter.args[0])})\n"
                                f"{n} = _jst.convert_len({seq})\n{it} = 0")
             test = parse_expr(f"{it} < {n}")
-            first = ast.Assign(targets=[node.target], value=parse_expr(f"({it} + {start}, {seq}[{it}])"))
+            first = ast.Assign(targets=[node.target],
+                               value=parse_expr(f"({it} + {start}, _jst.convert_index({seq}, {it}))"))
             incr = parse_stmts(f"{it} = {it} + 1")
         elif kind is None or kind not in ("zip", "reversed", "sorted", "iter", "map", "filter"):
             seq, n = unique("seq"), unique("len")
             head = parse_stmts(f"{seq} = _jst.convert_iterable({_src(node.iter)})\n"
                                f"{n} = _jst.convert_len({seq})\n{it} = 0")
             test = parse_expr(f"{it} < {n}")
-            first = ast.Assign(targets=[node.target], value=parse_expr(f"{seq}[{it}]"))
+            first = ast.Assign(targets=[node.target], value=parse_expr(f"_jst.convert_index({seq}, {it})"))
             incr = parse_stmts(f"{it} = {it} + 1")
         else:
             return node
