@@ -484,6 +484,16 @@ def test_a_program_built_event_adds_the_program_to_a_recording():
     assert [(p["role"], p["name"]) for p in doc["programs"]] == [("dy2static", "to_static: forward")]
 
 
+def test_a_to_static_call_inside_a_recording_adds_its_program_once():
+    net = _Branchy()
+    with paddle.debug.record() as rec:
+        net(paddle.ones([2, 4]))
+        net(-paddle.ones([2, 4]))     # same signature: the cached program, not a second one
+    doc = validated(rec.trace)
+    assert [(p["role"], p["name"]) for p in doc["programs"]] == [("dy2static", "to_static: _Branchy.forward")]
+    assert doc["programs"][0]["origin"]["original_source"].startswith("@paddle.jit.to_static")
+
+
 def test_the_byte_budget_drops_old_runs_first_then_steps():
     main, startup, fetch = mlp_program()
     exe = paddle.static.Executor()

@@ -24,6 +24,7 @@ import warnings
 
 import numpy as np
 
+from .. import instrument
 from ..dtype import convert_dtype
 from ..errors import Unimplemented, invalid_argument, precondition_not_met
 from ..static import builder
@@ -258,8 +259,16 @@ class StaticFunction:
         if concrete is None:
             concrete = self._build(leaves, spec, specs)
             self.program_cache[key] = concrete
+            if instrument.subscribers:   # a recording shows the program beside the eager run
+                self._announce(concrete)
         self._last = concrete
         return concrete, leaves
+
+    def _announce(self, concrete: ConcreteProgram) -> None:
+        from ...visualizer.program import dy2static_origin
+        name = getattr(self._function, "__qualname__", getattr(self._function, "__name__", "function"))
+        instrument.emit({"kind": "program_built", "program": concrete.main_program, "role": "dy2static",
+                         "name": f"to_static: {name}", "origin": dy2static_origin(self)})
 
     def _feed_names(self, leaves, spec, specs) -> list:
         """A data-variable name per tensor leaf: the InputSpec's name, else the parameter's name
