@@ -77,7 +77,7 @@ def test_converted_digits_model_trains_like_eager_saves_and_loads(tmp_path):
 
     path = str(tmp_path / "digits")
     paddle.jit.save(net, path)  # the input_spec comes from the decorator
-    loaded = paddle.jit.load(path)
+    loaded = paddle.jit.load(path).eval()
     assert list(loaded.state_dict()) == ["fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"]
     x, _ = next(batches(test))
     np.testing.assert_allclose(loaded(x).numpy(), net(x).numpy(), rtol=1e-5, atol=1e-6)

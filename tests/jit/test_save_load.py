@@ -92,7 +92,8 @@ def test_dropout_model_trains_with_its_training_program_and_infers_with_the_save
     jit_io.save(net, str(tmp_path / "d"), input_spec=SPEC)
     assert net.training  # the layer's mode is restored after tracing
     loaded = jit_io.load(str(tmp_path / "d"))
-    assert not loaded.training
+    assert loaded.training  # a Layer starts in train mode, as Paddle's TranslatedLayer does
+    loaded.eval()
     x, _ = data(64)
     np.testing.assert_allclose(loaded(x).numpy(), net.eval()(x).numpy(), rtol=1e-6)
     ops = [op.type for op in loaded.program().global_block().ops]
@@ -113,7 +114,7 @@ def test_batch_norm_buffers_are_saved_as_buffers_and_the_fallback_is_announced(t
     with pytest.warns(UserWarning, match="could not be traced in train mode"):
         jit_io.save(net, str(tmp_path / "bn"), input_spec=SPEC)
     np.testing.assert_array_equal(net[1]._mean.numpy(), mean)  # saving does not touch the statistics
-    loaded = jit_io.load(str(tmp_path / "bn"))
+    loaded = jit_io.load(str(tmp_path / "bn")).eval()
     assert list(loaded.state_dict()) == list(net.state_dict())
     assert {n for n, _ in loaded.named_parameters()} == {"0.weight", "0.bias", "1.weight", "1.bias"}
     np.testing.assert_array_equal(loaded.state_dict()["1._mean"].numpy(), mean)
@@ -321,7 +322,7 @@ def test_a_to_static_layer_saves_its_eval_program_and_its_train_variant(tmp_path
     net(x)  # the last Program built is the training one: jit.save must still save the eval one
     jit_io.save(net, str(tmp_path / "d"))
     assert net.training
-    loaded = jit_io.load(str(tmp_path / "d"))
+    loaded = jit_io.load(str(tmp_path / "d")).eval()
     np.testing.assert_allclose(loaded(x).numpy(), net.eval()(x).numpy(), rtol=1e-6)
     assert "dropout" in [op.type for op in loaded.train().program().global_block().ops]
 
@@ -336,7 +337,7 @@ def test_saving_a_to_static_layer_without_any_input_spec(tmp_path):
     net.eval()
     net(x)  # now Programs for both modes exist (for this batch shape): they are what gets saved
     jit_io.save(net.train(), str(tmp_path / "n"))
-    loaded = jit_io.load(str(tmp_path / "n"))
+    loaded = jit_io.load(str(tmp_path / "n")).eval()
     np.testing.assert_allclose(loaded(x).numpy(), net.eval()(x).numpy(), rtol=1e-6)
     assert "dropout" in [op.type for op in loaded.train().program().global_block().ops]
 

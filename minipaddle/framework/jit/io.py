@@ -390,8 +390,7 @@ def load(path: str, **configs) -> TranslatedLayer:
                                "trainable": not gb.vars[n].stop_gradient if n in gb.vars else True}
     layer = TranslatedLayer(program, feeds, fetches, values, persistables, train,
                             info.get("output_structure", "single" if len(fetches) == 1 else "list"))
-    layer.eval()  # Paddle's jit.load gives a layer ready for inference; .train() to fine-tune
-    return layer
+    return layer  # in train mode, as Paddle's: call .eval() before inference
 
 
 def _names_in(api: str, program: Program, meta: dict, key: str) -> list[str]:

@@ -9,8 +9,9 @@ the loaded graph into them and the model can be fine-tuned:
     opt = paddle.optimizer.Adam(parameters=model.parameters())
     loss = F.cross_entropy(model(images), labels); loss.backward(); opt.step()
 
-`model.eval()` runs the inference program that was saved; `model.train()` runs the training
-variant when the model behaves differently while training (dropout), else the same program.
+Like any Layer (and Paddle's TranslatedLayer) it starts in train mode. `model.eval()` runs the
+inference program that was saved; `model.train()` runs the training variant when the model
+behaves differently while training (dropout), else the same program.
 """
 from __future__ import annotations
 
