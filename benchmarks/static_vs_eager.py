@@ -5,6 +5,7 @@ activation; and as its erf formula: four) where elementwise fusion turns each GE
 kernel. PyTorch CPU (2 threads) for reference.
 
     python benchmarks/static_vs_eager.py [--rounds 5] [--json out.json] [--no-first]
+    python benchmarks/static_vs_eager.py --cpu [--rounds 3]    # CPU time per step: for a shared machine
 
 Targets: static >= eager on the MLP step; with the passes (fusion) >= 1.2x eager on the GELU MLP.
 Each variant runs in its own process, alternating; medians of each round's best window.
@@ -145,7 +146,56 @@ BUILDERS = {"eager_mlp": eager_mlp, "static_mlp": static_mlp, "static_mlp_passes
             "static_gelu_erf": static_gelu_erf, "static_gelu_erf_passes": static_gelu_erf_passes}
 
 
+# ---- CPU time: steps per CPU-second, for a machine whose wall clock others share ---------------
+def cpu_worker(name: str, seconds: float = 0.4, windows: int = 5) -> None:
+    """Print the best CPU time (time.process_time, one BLAS thread) per step of one variant."""
+    import json
+    import time
+    step, _ = BUILDERS[name]()
+    for _ in range(5):
+        step()
+    best = float("inf")
+    for _ in range(windows):
+        start, n = time.process_time(), 0
+        while time.process_time() - start < seconds:
+            step()
+            n += 1
+        best = min(best, (time.process_time() - start) / n)
+    print(json.dumps({"cpu_ms": best * 1e3}))
+
+
+def cpu_table(rounds: int) -> int:
+    """`--cpu`: each variant in its own single-threaded process, alternating; median CPU ms per step."""
+    import json
+    import os
+    import statistics
+    import subprocess
+    names = [n for n in BUILDERS if n != "torch"]
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    times: dict = {n: [] for n in names}
+    for _ in range(rounds):
+        for n in names:
+            out = subprocess.run([sys.executable, __file__, "--cpu-worker", n], capture_output=True, text=True,
+                                 env=env, check=True)
+            times[n].append(json.loads(out.stdout.strip().splitlines()[-1])["cpu_ms"])
+    med = {n: statistics.median(v) for n, v in times.items()}
+    print(f"static_vs_eager --cpu: median CPU ms per step over {rounds} rounds (1 thread, best of 5 windows)")
+    for n in names:
+        print(f"{n:24} {med[n]:8.3f} ms  {1e3 / med[n]:8.1f} steps per CPU-second")
+    for fast, slow in (("static_mlp", "eager_mlp"), ("static_mlp_passes", "eager_mlp"),
+                       ("static_gelu_passes", "eager_gelu"), ("static_gelu_erf_passes", "eager_gelu_erf")):
+        print(f"{fast} / {slow}: {med[slow] / med[fast]:.2f}x")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--cpu-worker"]:
+        cpu_worker(argv[1])
+        return 0
+    if "--cpu" in argv:
+        rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 3
+        return cpu_table(rounds)
     return harness.training_benchmark(
         __file__, __doc__, BUILDERS, "static_vs_eager",
         [("static_mlp", "eager_mlp", 1.0, "static >= eager"),
