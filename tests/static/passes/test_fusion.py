@@ -224,3 +224,27 @@ def test_a_new_process_loads_the_compiled_kernel_from_the_cache(tmp_path, monkey
     hits, misses, value = result.stdout.split()
     assert (hits, misses) == ("1", "0"), result.stderr
     assert float(value) == pytest.approx(1.0 / (1.0 + np.exp(-0.123456789)))
+
+
+def test_a_bias_row_is_read_in_place_by_an_inner_loop():
+    main = static.Program()
+    with static.program_guard(main):
+        x = static.data("x", [None, 3, 8], "float32")
+        w = static.data("w", [8, 8], "float32")
+        b = static.data("b", [8], "float32")
+        rb = static.data("rb", [3, 8], "float32")       # another row length: expanded, not read in place
+        h = paddle.matmul(x, w) + b
+        out = F.gelu(h * 0.5 + rb, approximate=True) * h
+    fused_main, _ = fuse_elementwise(main, [out])
+    (op,) = _fused_ops(fused_main)
+    kinds = dict(zip(op.inputs["X"], op.attrs["input_kinds"]))
+    assert kinds[b.name] == "r" and kinds[rb.name] == "b"
+    source = fused_source(op)
+    assert "for j in range(row):" in source and "[j]" in source
+    rng = np.random.default_rng(0)
+    feed = {"x": rng.standard_normal((5, 3, 8)).astype(np.float32), "w": rng.standard_normal((8, 8)).astype(np.float32),
+            "b": rng.standard_normal(8).astype(np.float32), "rb": rng.standard_normal((3, 8)).astype(np.float32)}
+    exe = static.Executor()
+    (want,) = exe.run(main, feed=feed, fetch_list=[out])
+    (got,) = exe.run(fused_main, feed=feed, fetch_list=[out])
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

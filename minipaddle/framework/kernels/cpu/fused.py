@@ -282,7 +282,12 @@ def generate_source(steps: list[dict], input_kinds: list[str], outputs: list[str
     n_in = len(input_kinds)
     params = [f"x{i}" for i in range(n_in)] + [f"out{j}" for j in range(len(outputs))]
     loads = [f"    s{i} = x{i}[0]" for i, k in enumerate(input_kinds) if k == "s"]
-    stores = [f"        out{j}[i] = {name}" for j, name in enumerate(outputs)]
+    rows = [i for i, k in enumerate(input_kinds) if k == "r"]
+    if rows:  # a row input (a bias) is read in place: an inner loop over the row, i = r * row + j
+        loads += [f"    row = x{rows[0]}.size", "    for r in range(out0.size // row):",
+                  "        base = r * row", "        for j in range(row):", "            i = base + j"]
+        body = ["    " + line for line in body]
+    stores = [("    " if rows else "") + f"        out{j}[i] = {name}" for j, name in enumerate(outputs)]
     expr += [f"out{j} = {name}" for j, name in enumerate(outputs)]
     expression = "; ".join(expr)
     digest = hashlib.sha1(f"{dtype.name}|{input_kinds}|{expression}".encode()).hexdigest()[:16]
@@ -296,7 +301,7 @@ def generate_source(steps: list[dict], input_kinds: list[str], outputs: list[str
     parts += [f'\n@njit(inline="always")\n{inspect.getsource(h).rstrip()}\n' for h in helpers]
     parts += [f'\n@njit(inline="always")\n{_primitive_source(fn)}' for fn in prims]
     loop = [f"\n@njit(cache=True, nogil=True, error_model=\"numpy\")\ndef {kernel_name}({', '.join(params)}):", *loads,
-            "    for i in range(out0.size):", *body, *stores]
+            *([] if rows else ["    for i in range(out0.size):"]), *body, *stores]
     parts.append("\n".join(loop) + "\n")
     return kernel_name, "\n".join(parts)
 
@@ -306,7 +311,7 @@ def _arg(name: str, input_kinds: list[str], dtype: np.dtype) -> str:
         return _literal(float(name[1:]), dtype)
     if name.startswith("x"):
         i = int(name[1:])
-        return f"s{i}" if input_kinds[i] == "s" else f"{name}[i]"
+        return {"s": f"s{i}", "r": f"{name}[j]"}.get(input_kinds[i], f"{name}[i]")
     return name
 
 
@@ -375,6 +380,15 @@ def fused_elementwise_kernel(*arrays, kernel_name: str = "", source: str = "", e
                 flat = None
                 break
             flat.append(a.reshape(1))
+        elif kind == "r":
+            row = a.shape[next((k for k, d in enumerate(a.shape) if d != 1), a.ndim):]
+            if not row or tuple(shape[len(shape) - len(row):]) != row or len(row) >= len(shape):
+                flat = None
+                break
+            if any(k == "r" and b.size != a.size for b, k in zip(arrays, input_kinds)):
+                flat = None
+                break
+            flat.append(np.ascontiguousarray(a).reshape(-1))
         else:
             try:
                 flat.append(np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1))

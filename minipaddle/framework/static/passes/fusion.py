@@ -59,13 +59,19 @@ if FUSED_OP not in OPS:
 
 # ---- grouping --------------------------------------------------------------------------------
 def _input_kind(shape: tuple, out_shape: tuple) -> str | None:
-    """'a': the output's own shape, 's': one element, 'b': broadcast to it; None: cannot be fused."""
+    """'a': the output's own shape, 's': one element, 'r': a row repeated along the leading dims (a bias:
+    read in place, x[j] in an inner loop), 'b': another broadcast (expanded first); None: cannot be fused."""
     if shape == out_shape:
         return "a"
     if len(shape) > len(out_shape):
         return None
     if -1 not in shape and int(np.prod(shape)) == 1:
         return "s"
+    row = tuple(shape)
+    while row and row[0] == 1:
+        row = row[1:]
+    if row and -1 not in row and len(row) < len(out_shape) and out_shape[len(out_shape) - len(row):] == row:
+        return "r"
     tail = out_shape[len(out_shape) - len(shape):]
     if all(d == 1 or (d == t and d != -1) for d, t in zip(shape, tail)):
         return "b"
@@ -160,6 +166,11 @@ def _fused_op(block: Block, members: list[int], written: dict, read_by: dict, fe
         attrs = dict(get_op(op.type).attr_defaults, **op.attrs)
         steps.append({"type": op.type, "attrs": attrs, "args": args, "out": temps[op.output_names()[0]]})
     kinds = [_input_kind(block._find_var_recursive(n)._data.shape, shape) for n in inputs]
+    row_sizes = {int(np.prod(block._find_var_recursive(n)._data.shape)) for n, k in zip(inputs, kinds) if k == "r"}
+    if len(row_sizes) > 1:  # one inner loop: rows of another length are expanded instead
+        first = next(int(np.prod(block._find_var_recursive(n)._data.shape)) for n, k in zip(inputs, kinds) if k == "r")
+        kinds = ["b" if k == "r" and int(np.prod(block._find_var_recursive(n)._data.shape)) != first else k
+                 for n, k in zip(inputs, kinds)]
     if "a" not in kinds:
         return None  # the loop takes its length from a full-size input
     outputs = [n for n in temps if (fetched is None and not read_by.get(n)) or (fetched and n in fetched)
