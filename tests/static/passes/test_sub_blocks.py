@@ -47,3 +47,16 @@ def test_default_pipeline_on_a_training_program_through_cond_and_while():
     for e, g in zip(*losses):
         np.testing.assert_allclose(g, e, rtol=2e-5, atol=1e-6)
     assert losses[0][0] != losses[0][1]            # it trains
+
+
+@pytest.mark.parametrize("case_name", ["control_flow_forward", "control_flow_train"])
+def test_report_refs_name_the_block_and_index_of_each_changed_op(case_name):
+    case = CASES[case_name]()
+    program = case.main
+    _, report = apply_passes(program, fetch_list=case.fetch)
+    for p in report.passes:
+        for ref in p.removed:
+            assert program.block(ref["block"]).ops[ref["index"]].type == ref["type"], (p.name, ref)
+        for ref in p.added:
+            assert p.program.block(ref["block"]).ops[ref["index"]].type == ref["type"], (p.name, ref)
+        program = p.program
