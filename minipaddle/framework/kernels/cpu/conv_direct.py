@@ -3,7 +3,7 @@
 The im2col kernels (im2col.py) copy every window into a big matrix and hand one GEMM to BLAS.
 That copy is C*kh*kw times the input, and the GEMM is thin when there are few channels (LeNet's
 first layer: a (6, 9) x (9, N*784) product). The direct kernels skip the copy and loop over the
-definition itself, one output plane per job:
+definition itself, one output plane at a time:
 
     out[n, o, y, x] = sum over (c, i, j) of w[o, c, i, j] * xp[n, g*C/G + c, y*sh + i*dh, x*sw + j*dw]
 
@@ -24,25 +24,34 @@ feeds four output channels from each input load. Strided convolutions take plain
 The other two faces of the linear map (see framework/ops/conv.py) are written the same way:
 
     conv2d_transpose    scatter each input value times the tap back onto the padded output plane,
-                        one (n, output channel) plane per job (no two jobs write one value), then crop
+                        one (n, output channel) plane at a time, then crop the padding off
     conv2d_grad_filter  dw[o, c, i, j] = sum over (n, k) of dout_wide[n, o, k] * xp[n, c', k + offset]:
-                        one (o, c) filter per job, a dot product per tap
+                        a dot product per tap, four taps of a row per pass over the gradient
 
-Which is faster depends on the shape and the machine. Measured on 2 cores, float32, LeNet at batch 64
-(best of 7): conv1 (1 -> 6 channels, 3x3, pad 1) forward 0.31 ms direct vs 0.42 ms im2col, input grad
-0.33 vs 0.44, weight grad 0.46 vs 0.56; conv2 (6 -> 16, 5x5) forward 0.95 vs 0.77, weight grad 2.0 vs
-0.83. So im2col stays the default and the autotuner times both per shape class.
+The loops run on one thread, as im2col.py's do, and for the same reason, measured here: numba's OpenMP
+threads spinning after a `prange` loop fight OpenBLAS's threads for the cores. With `prange` over the
+(n, o) planes each direct kernel won its own timing, yet the LeNet training step they were chosen for ran
+16-22 ms instead of 7.4 (2 cores, batch 64): the next BLAS call paid, and no single op's timing shows it.
+On one thread the tuned step runs as fast as the default one.
+
+Which kernel is faster depends on the shape and the machine. Measured on 2 cores, float32, LeNet at batch
+64 (best of 60, OpenBLAS on 2 threads): conv1 (1 -> 6 channels, 3x3, pad 1) forward 0.30 ms direct vs 0.33
+im2col, input grad 0.29 vs 0.23, weight grad 0.47 vs 0.49; conv2 (6 -> 16 channels, 5x5) forward 1.4 vs
+0.69, input grad 1.2 vs 0.65, weight grad 5.7 vs 0.68. Few channels suit the direct loops, many suit one
+big GEMM; on a busy machine a one-thread kernel also never waits for a descheduled BLAS thread. So im2col
+stays the default and the autotuner times both per shape class.
+
 The dot products sum with `fastmath={"reassoc"}` so they vectorize; no other fast-math flag is set,
 so NaN and Inf propagate as IEEE says (the NaN checker relies on it).
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 
 # ---- stride 1: wide rows -----------------------------------------------------------------------
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def conv2d_wide_loop(xp, w, out, dh, dw, groups):
     """out (N, OC, OH, Wp), zeroed, += w (OC, C/G, kh, kw) convolved (stride 1) with padded xp (N, C, Hp, Wp)."""
     n_img, oc, oh, wp = out.shape
@@ -54,7 +63,7 @@ def conv2d_wide_loop(xp, w, out, dh, dw, groups):
     plane_out = np.uint64(oh * wp)
     src = xp.reshape(-1)
     dst = out.reshape(-1)
-    for job in prange(n_img * groups * blocks):  # one job: up to 4 output planes of one image and group
+    for job in range(n_img * groups * blocks):  # up to 4 output planes of one image and group
         n = job // (groups * blocks)
         g = (job // blocks) % groups
         o0 = g * ocg + (job % blocks) * 4
@@ -85,7 +94,7 @@ def conv2d_wide_loop(xp, w, out, dh, dw, groups):
                                 dst[dq + k] += t * src[s0 + k]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def conv2d_transpose_wide_loop(xw, w, outp, dh, dw, groups):
     """outp (N, OC, Hp, Wp), zeroed, += each xw (N, C, H, Wp: right-padded) value times w (C, OC/G, kh, kw)."""
     n_img, c_in, h, wp = xw.shape
@@ -96,7 +105,7 @@ def conv2d_transpose_wide_loop(xw, w, outp, dh, dw, groups):
     plane_in = np.uint64(h * wp)
     src = xw.reshape(-1)
     dst = outp.reshape(-1)
-    for job in prange(n_img * oc):  # one job: one output plane
+    for job in range(n_img * oc):  # one output plane (image n, channel o) at a time
         n = job // oc
         o = job % oc
         first = (o // ocg) * cg
@@ -123,7 +132,7 @@ def conv2d_transpose_wide_loop(xw, w, outp, dh, dw, groups):
                     c += 1
 
 
-@njit(cache=True, parallel=True, fastmath={"reassoc"})
+@njit(cache=True, fastmath={"reassoc"})
 def conv2d_grad_filter_wide_loop(xp, dout_w, dwt, dh, dw, groups):
     """dwt (OC, C/G, kh, kw), zeroed, = conv2d's (stride 1) weight grad: dout_w (N, OC, OH, Wp) against xp."""
     n_img, oc, oh, wp = dout_w.shape
@@ -134,7 +143,7 @@ def conv2d_grad_filter_wide_loop(xp, dout_w, dwt, dh, dw, groups):
     step = np.uint64(dw)
     src = xp.reshape(-1)
     grad = dout_w.reshape(-1)
-    for job in prange(oc * cg):  # one job: one (out channel, in channel) filter
+    for job in range(oc * cg):  # one (out channel, in channel) filter at a time
         o = job // cg
         c = job % cg
         channel = (o // ocg) * cg + c
@@ -165,13 +174,13 @@ def conv2d_grad_filter_wide_loop(xp, dout_w, dwt, dh, dw, groups):
 
 
 # ---- any stride: plain loops over rows ----------------------------------------------------------
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def conv2d_strided_loop(xp, w, out, sh, sw, dh, dw, groups):
     """out (N, OC, OH, OW), zeroed, += w convolved with padded xp, any strides."""
     n_img, oc, oh, ow = out.shape
     cg, kh, kw = w.shape[1], w.shape[2], w.shape[3]
     ocg = oc // groups
-    for job in prange(n_img * oc):
+    for job in range(n_img * oc):
         n = job // oc
         o = job % oc
         first = (o // ocg) * cg
@@ -184,14 +193,14 @@ def conv2d_strided_loop(xp, w, out, sh, sw, dh, dw, groups):
                             out[n, o, y, x] += tap * xp[n, first + c, y * sh + i * dh, x * sw + j * dw]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def conv2d_transpose_strided_loop(x, w, outp, sh, sw, dh, dw, groups):
     """outp (N, OC, Hp, Wp), zeroed, += each x value times its taps, scattered with any strides."""
     n_img, c_in, height, width = x.shape
     ocg, kh, kw = w.shape[1], w.shape[2], w.shape[3]
     oc = outp.shape[1]
     cg = c_in // groups
-    for job in prange(n_img * oc):
+    for job in range(n_img * oc):
         n = job // oc
         o = job % oc
         first = (o // ocg) * cg
@@ -204,13 +213,13 @@ def conv2d_transpose_strided_loop(x, w, outp, sh, sw, dh, dw, groups):
                             outp[n, o, y * sh + i * dh, k * sw + j * dw] += tap * x[n, first + c, y, k]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def conv2d_grad_filter_strided_loop(xp, dout, dwt, sh, sw, dh, dw, groups):
     """dwt (OC, C/G, kh, kw), zeroed, = conv2d's weight grad with any strides."""
     n_img, oc, oh, ow = dout.shape
     cg, kh, kw = dwt.shape[1], dwt.shape[2], dwt.shape[3]
     ocg = oc // groups
-    for job in prange(oc * cg):
+    for job in range(oc * cg):
         o = job // cg
         c = job % cg
         channel = (o // ocg) * cg + c
