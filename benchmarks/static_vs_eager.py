@@ -123,6 +123,58 @@ def static_gelu_passes():
     return _gelu_forward(_paddle(), True, True)
 
 
+def _gelu_train(static_mode: bool, with_passes: bool):
+    """A GELU MLP *training* step (tanh formula): the backward of each fused GELU is itself a chain of
+    elementwise ops in the training program, and fuses too."""
+    import numpy as np
+    paddle = _paddle()
+    nn, F = paddle.nn, paddle.nn.functional
+    paddle.seed(0)
+    layers = [nn.Linear(GELU_WIDTH, GELU_WIDTH) for _ in range(2)] + [nn.Linear(GELU_WIDTH, N_OUT)]
+    params = [p for layer in layers for p in layer.parameters()]
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((BATCH, GELU_WIDTH)).astype(np.float32)
+    ys = rng.integers(0, N_OUT, BATCH).astype(np.int64)
+
+    def loss_of(x, y):
+        h = x
+        for layer in layers[:-1]:
+            h = _gelu_tanh(paddle, layer(h))
+        return F.cross_entropy(layers[-1](h), y)
+    if not static_mode:
+        opt = paddle.optimizer.SGD(learning_rate=LR, parameters=params)
+        x, y = paddle.to_tensor(xs), paddle.to_tensor(ys)
+
+        def step():
+            loss_of(x, y).backward()
+            opt.step()
+            opt.clear_grad()
+        return step, paddle.__version__
+    static = paddle.static
+    paddle.enable_static()
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        loss = loss_of(static.data("x", [BATCH, GELU_WIDTH], "float32"), static.data("y", [BATCH], "int64"))
+        paddle.optimizer.SGD(learning_rate=LR, parameters=params).minimize(loss)
+    exe = static.Executor(paddle.CPUPlace())
+    exe.run(startup)
+    if with_passes:
+        from minipaddle.framework.static.passes import apply_passes
+        main, _report = apply_passes(main, fetch_list=[loss])
+
+    def step():
+        exe.run(main, feed={"x": xs, "y": ys}, fetch_list=[loss])
+    return step, paddle.__version__
+
+
+def eager_gelu_train():
+    return _gelu_train(False, False)
+
+
+def static_gelu_train_passes():
+    return _gelu_train(True, True)
+
+
 def eager_gelu_erf():
     return _gelu_forward(_paddle(), False, False, _gelu_erf)
 
@@ -143,7 +195,8 @@ def torch_mlp():
 BUILDERS = {"eager_mlp": eager_mlp, "static_mlp": static_mlp, "static_mlp_passes": static_mlp_passes,
             "torch": torch_mlp, "eager_gelu": eager_gelu, "static_gelu": static_gelu,
             "static_gelu_passes": static_gelu_passes, "eager_gelu_erf": eager_gelu_erf,
-            "static_gelu_erf": static_gelu_erf, "static_gelu_erf_passes": static_gelu_erf_passes}
+            "static_gelu_erf": static_gelu_erf, "static_gelu_erf_passes": static_gelu_erf_passes,
+            "eager_gelu_train": eager_gelu_train, "static_gelu_train_passes": static_gelu_train_passes}
 
 
 # ---- CPU time: steps per CPU-second, for a machine whose wall clock others share ---------------
@@ -183,7 +236,8 @@ def cpu_table(rounds: int) -> int:
     for n in names:
         print(f"{n:24} {med[n]:8.3f} ms  {1e3 / med[n]:8.1f} steps per CPU-second")
     for fast, slow in (("static_mlp", "eager_mlp"), ("static_mlp_passes", "eager_mlp"),
-                       ("static_gelu_passes", "eager_gelu"), ("static_gelu_erf_passes", "eager_gelu_erf")):
+                       ("static_gelu_passes", "eager_gelu"), ("static_gelu_erf_passes", "eager_gelu_erf"),
+                       ("static_gelu_train_passes", "eager_gelu_train")):
         print(f"{fast} / {slow}: {med[slow] / med[fast]:.2f}x")
     return 0
 
@@ -202,6 +256,7 @@ def main(argv: list[str] | None = None) -> int:
          ("static_mlp_passes", "eager_mlp", 1.0, "static with passes >= eager"),
          ("static_gelu_passes", "eager_gelu", 1.2, "fusion on an elementwise-heavy model"),
          ("static_gelu_erf_passes", "eager_gelu_erf", 1.2, "fusion, GELU by its erf formula"),
+         ("static_gelu_train_passes", "eager_gelu_train", 1.0, "GELU MLP training: forward and backward fused"),
          ("eager_mlp", "torch", 1.0, "eager vs PyTorch, for reference")],
         window_seconds=0.5, argv=argv)
 
