@@ -6,3 +6,7 @@ export * from './views';
 export * from './dot';
 export { renderTrace } from './render';
 export { TraceView } from './trace_view';
+export * from './program_graph';
+export * from './profile_types';
+export { ProgramView } from './program_view';
+export { ProfileView, renderProfileView } from './profile_view';
