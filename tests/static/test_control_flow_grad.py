@@ -159,3 +159,20 @@ def test_forward_run_without_backward_keeps_no_scopes():
     assert "StepScopes" not in op.outputs and not op.attrs.get("save_step_scopes")
     (val,) = static.Executor().run(main, feed={"x": np.ones(3)}, fetch_list=[v])
     np.testing.assert_array_equal(val, np.full(3, 4.0))
+
+
+def _batch_means(x, w):
+    """Rules that need the batch size (run-time backward_rule ops) inside a branch and a loop body."""
+    y = static.nn.cond(paddle.mean(x) > 0, lambda: paddle.mean(x * w, axis=0) * F.softmax(x, axis=-1).sum(0),
+                       lambda: paddle.mean(paddle.tanh(x), axis=0))
+    _, z = static.nn.while_loop(lambda i, z: i < 2, lambda i, z: [i + 1, paddle.mean(x * z, axis=0) + z],
+                                [paddle.full([], 0, "int64"), y])
+    return paddle.sum(z * w)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_run_time_rules_inside_grad_blocks_with_an_unknown_batch(sign):
+    arrays = {"x": sign * np.abs(RNG.standard_normal((3, 4))), "w": RNG.standard_normal(4)}
+    main = _check_against_eager(_batch_means, arrays, {"x": [None, 4], "w": [4]}, ["x", "w"])
+    grad_blocks = [main.block(i) for op in main.global_block().ops if op.type.endswith("_grad") for i in op.sub_blocks]
+    assert any(op.type == "backward_rule" for b in grad_blocks for op in b.ops)
