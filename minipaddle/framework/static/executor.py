@@ -174,6 +174,7 @@ class Executor:
 
     def close(self) -> None:
         self._plans.clear()
+        self._pools.clear()  # the buffer_reuse pools hold arrays
 
     def run(self, program: Program | None = None, feed: dict | None = None, fetch_list=None,
             feed_var_name: str = "feed", fetch_var_name: str = "fetch", scope: Scope | None = None,
