@@ -208,3 +208,29 @@ def test_a_program_with_backward_ops_is_refused():
     x.stop_gradient = False
     with pytest.raises(NotImplementedError, match="forward programs only"):
         run_program(main, ["x"], [x], [out.name], params_of(lin))
+
+
+def test_run_time_shaped_constants_carry_gradients_through_a_converted_layer():
+    """zeros_like / paddle.shape of a -1 batch become fill_any_like / shape ops: run_program runs them
+    as constants on the fed shape, and the gradient still reaches the layer's weight."""
+    class Net(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x):
+            return self.fc(x) + paddle.zeros_like(x) + paddle.shape(x)[0].astype("float32")
+
+    net = Net()
+    x = np.random.default_rng(0).standard_normal((3, 4)).astype("float32")
+    eager = net(paddle.to_tensor(x))
+    eager.sum().backward()
+    want = net.fc.weight.grad.numpy().copy()
+    net.clear_gradients()
+    f = paddle.jit.to_static(net, input_spec=[static.InputSpec([None, 4], "float32")])
+    out = f(paddle.to_tensor(x))
+    types = [op.type for op in f.forward.concrete_program.main_program.global_block().ops]
+    assert "fill_any_like" in types and "shape" in types
+    np.testing.assert_allclose(out.numpy(), eager.numpy(), rtol=1e-6)
+    out.sum().backward()
+    np.testing.assert_allclose(net.fc.weight.grad.numpy(), want, rtol=1e-6)

@@ -35,7 +35,8 @@ __all__ = ["run_program"]
 
 _API = "run_program"
 _OP, _CONST, _COND, _WHILE = 0, 1, 2, 3
-_CONSTANT_OPS = ("fill_constant", "assign_value", "uniform_random", "gaussian_random")
+_CONSTANT_OPS = ("fill_constant", "assign_value", "uniform_random", "gaussian_random", "truncated_gaussian_random",
+                 "fill_any_like", "shape")
 
 
 def _cache(program: Program) -> dict:

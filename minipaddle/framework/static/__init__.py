@@ -6,9 +6,10 @@ kernels serve eager and static mode: in static mode `dispatch` hands each op cal
 
     program.py       Program / Block / Operator / Variable, to_string, clone, to_dict / from_dict
     builder.py       enable_static, program_guard, static.data, the dispatch hook
-    initializers.py  fill_constant / assign_value / uniform_random / gaussian_random
+    initializers.py  the startup ops (fill_constant, uniform_random, gaussian_random, ...), fill_any_like, shape
     executor.py      Scope, Executor
     backward.py      append_backward, gradients (grad ops from the eager backward rules)
+    control_flow_grad.py  cond_grad / while_grad: backward through cond and while_loop (per-iteration scopes)
     optimize.py      optimizer.minimize in static mode (clip, weight decay, update ops)
     nn.py            fc, cond, while_loop
     io.py            save_inference_model / load_inference_model, save / load
