@@ -492,6 +492,9 @@ def test_a_to_static_call_inside_a_recording_adds_its_program_once():
     doc = validated(rec.trace)
     assert [(p["role"], p["name"]) for p in doc["programs"]] == [("dy2static", "to_static: _Branchy.forward")]
     assert doc["programs"][0]["origin"]["original_source"].startswith("@paddle.jit.to_static")
+    # nothing needed a gradient, so each call ran on the Executor: two runs to step through, op by op
+    runs = doc["program_runs"]
+    assert [r["program"] for r in runs] == ["P0", "P0"] and all(r["steps"] for r in runs)
 
 
 def test_the_byte_budget_drops_old_runs_first_then_steps():

@@ -169,10 +169,9 @@ def run_program(program: Program, feed_names: list[str], inputs: list[Tensor], f
 def _run_static(program, feed_names, inputs, fetch_names, params) -> list[Tensor]:
     """No gradient needed: the Executor's loop on arrays (temporaries freed as soon as they die)."""
     env = {n: t._data for n, t in params.items()}
-    env.update((n, t._data) for n, t in zip(feed_names, inputs))
-    executor = _cache(program)["executor"]
-    release = executor._release_plan(program, tuple(fetch_names))
-    executor.run_block(program.global_block(), env, check_inputs=True, release=release)
+    fed = {n: t._data for n, t in zip(feed_names, inputs)}
+    env.update(fed)
+    _cache(program)["executor"].run_global_block(program, env, fed, list(fetch_names))
     try:
         return [Tensor._wrap(env[n]) for n in fetch_names]
     except KeyError as e:

@@ -192,6 +192,24 @@ class Executor:
         for opt, lr_name in program._lr_sources:  # the optimizer's current lr (a scheduler may have stepped)
             env[lr_name] = np.array(opt.get_lr(), dtype=np.float64)
             scope._set(lr_name, env[lr_name])
+        self.run_global_block(program, env, fed, fetch_names)
+        autotune.executor_step()
+        gb = program.global_block()
+        for name, value in env.items():
+            v = gb.vars.get(name)
+            if v is not None and v.persistable:
+                scope._set(name, value)
+        out = []
+        for name in fetch_names:
+            if name not in env:
+                raise not_found("Executor.run", f"fetch variable {name!r} was not computed by the program.")
+            value = env[name]
+            out.append(value if return_numpy else Tensor._wrap(value))
+        return out
+
+    def run_global_block(self, program: Program, env: dict, fed: dict, fetch_names: list[str]) -> None:
+        """Run the global block on `env` (feeds and persistables bound), telling the debugger when one
+        listens: `Executor.run` and `jit`'s run_program both come through here."""
         outer, observed = self._observed, bool(instrument.subscribers)  # the debugger's one check per run
         self._observed = observed
         if observed:
@@ -209,19 +227,6 @@ class Executor:
         if observed:
             instrument.emit({"kind": "executor_run_end", "program": program, "error": None,
                              "fetch": {n: env[n] for n in fetch_names if n in env}})
-        autotune.executor_step()
-        gb = program.global_block()
-        for name, value in env.items():
-            v = gb.vars.get(name)
-            if v is not None and v.persistable:
-                scope._set(name, value)
-        out = []
-        for name in fetch_names:
-            if name not in env:
-                raise not_found("Executor.run", f"fetch variable {name!r} was not computed by the program.")
-            value = env[name]
-            out.append(value if return_numpy else Tensor._wrap(value))
-        return out
 
     # ---- checks -------------------------------------------------------------------------------
     @staticmethod
