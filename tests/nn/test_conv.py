@@ -328,10 +328,13 @@ def test_a_small_conv_net_trains():
 
 
 # ---- the registry ------------------------------------------------------------------------------
-def test_describe_shows_im2col_kernels_and_backward_rules():
+def test_describe_shows_both_kernels_im2col_default_and_backward_rules():
     d = describe("conv2d")
-    assert {(k["dtype"], k["name"]) for k in d["kernels"]} == {("float32", "im2col"), ("float64", "im2col")}
-    assert all("im2col.py" in k["location"] for k in d["kernels"])
+    kernels = {(k["dtype"], k["name"]): k for k in d["kernels"]}
+    assert set(kernels) == {(dt, name) for dt in ("float32", "float64") for name in ("im2col", "direct")}
+    for (_, name), k in kernels.items():   # im2col + BLAS by default; the autotuner may pick the direct loop
+        assert k["default"] == (name == "im2col")
+        assert ("im2col.py" if name == "im2col" else "conv_direct.py") in k["location"]
     assert "CONV2D_TRANSPOSE" in d["backward_source"] and "CONV2D_GRAD_FILTER" in d["backward_source"]
     assert describe("conv2d_grad_filter")["backward_name"] == "conv2d_grad_filter_grad"
 
