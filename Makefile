@@ -78,6 +78,10 @@ bench: setup
 	$(PY) benchmarks/train_mlp.py
 	$(PY) benchmarks/train_lenet.py
 	$(PY) benchmarks/instrument_overhead.py
+	$(PY) benchmarks/profiler_overhead.py
+	$(PY) benchmarks/static_vs_eager.py
+	$(PY) benchmarks/autotune.py
+	$(PY) benchmarks/to_static.py
 
 lint: setup
 	$(VENV)/bin/ruff check minipaddle tests benchmarks
