@@ -2,7 +2,8 @@
 
 Several kernels may serve one op for one dtype (matmul: numpy's BLAS and a blocked numba loop;
 conv2d and its two grad ops: im2col + BLAS and direct numba loops; add, exp, ...: a numpy ufunc and
-a numba one). Which is faster depends on the shapes and on the machine, so with kernel tuning on (`paddle.incubate.autotune.set_config`) minipaddle measures:
+a numba one). Which is faster depends on the shapes and on the machine, so with kernel tuning on
+(`paddle.incubate.autotune.set_config`) minipaddle measures:
 
     step 0                 ops run their default kernel (the first step pays numba's compiles)
     steps in tuning_range  the first call of an op on a new *shape class* times every candidate
@@ -121,7 +122,16 @@ class TunedKernel:
         self.last = self.default_name
 
     def __call__(self, *arrays, **attrs):
-        memo_key = (tuple([a.shape for a in arrays]), tuple(attrs.items()) if attrs else ())
+        # This runs on every call of a tuned op: the memo key is built without a loop where it can be
+        # (an op's arity is fixed, so keys of different shapes never meet in one memo).
+        if len(arrays) == 2:
+            memo_key = (arrays[0].shape, arrays[1].shape)
+        elif len(arrays) == 1:
+            memo_key = arrays[0].shape
+        else:
+            memo_key = tuple([a.shape for a in arrays])
+        if attrs:
+            memo_key = (memo_key, tuple(attrs.items()))
         try:
             entry = self.memo.get(memo_key)
         except TypeError:  # an unhashable attribute (a list): decide without memoizing
@@ -138,7 +148,7 @@ class TunedKernel:
         else:
             self.misses += 1
         self.last = name
-        return fn(*arrays, **attrs)
+        return fn(*arrays, **attrs) if attrs else fn(*arrays)
 
     def _decide(self, arrays: tuple, attrs: dict):
         """Look the shape class up (and tune it, inside the tuning range): ((fn, name, hit), result)."""
