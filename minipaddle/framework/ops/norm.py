@@ -81,7 +81,8 @@ def _vector_as(v, ndim: int, axis: int):
 
 
 # ---- batch_norm ----------------------------------------------------------------------------------
-def batch_norm_meta(x, scale, bias, mean, variance, epsilon=1e-5, data_format="NCHW", use_global_stats=False):
+def batch_norm_meta(x, scale, bias, mean, variance, epsilon=1e-5, data_format="NCHW", use_global_stats=False,
+                    is_test=False):
     _check_float("batch_norm", x, {"weight": scale, "bias": bias, "running_mean": mean, "running_var": variance})
     if not 2 <= len(x.shape) <= 5:
         raise invalid_argument("batch_norm", f"x has shape {list(x.shape)}, expected a 2-D to 5-D tensor "
@@ -90,7 +91,7 @@ def batch_norm_meta(x, scale, bias, mean, variance, epsilon=1e-5, data_format="N
         raise invalid_argument("batch_norm", f"data_format {data_format!r} is not one of "
                                              f"{list(CHANNEL_FIRST + CHANNEL_LAST)}.")
     c = x.shape[-1] if channel_last(data_format) else x.shape[1]
-    if not use_global_stats and 0 in x.shape:
+    if not (use_global_stats or is_test) and 0 in x.shape:
         raise invalid_argument("batch_norm", f"x of shape {list(x.shape)} is empty; batch statistics need at least "
                                              "one value per channel.", hint="in eval mode the running stats are used.")
     what = f"the channels of x, shape {list(x.shape)}, data_format {data_format}"
@@ -115,9 +116,10 @@ def _channel_moments(x3: np.ndarray):
     return pilot + shift, var, centered
 
 
-def batch_norm_kernel(x, scale, bias, mean, variance, epsilon=1e-5, data_format="NCHW", use_global_stats=False):
+def batch_norm_kernel(x, scale, bias, mean, variance, epsilon=1e-5, data_format="NCHW", use_global_stats=False,
+                      is_test=False):
     x3 = x.reshape(channels_view(x.shape, channel_last(data_format)))
-    if use_global_stats:
+    if use_global_stats or is_test:
         mu, var = mean.copy(), variance.copy()  # copies: the running stats may change in place later
         centered = x3 - mu[:, None]
     else:
@@ -129,7 +131,7 @@ def batch_norm_kernel(x, scale, bias, mean, variance, epsilon=1e-5, data_format=
 
 
 def batch_norm_grad_kernel(x, scale, saved_mean, saved_variance, dout, epsilon=1e-5, data_format="NCHW",
-                           use_global_stats=False):
+                           use_global_stats=False, is_test=False):
     view = channels_view(x.shape, channel_last(data_format))
     x3, d3 = x.reshape(view), dout.reshape(view)
     inv_std = 1.0 / np.sqrt(saved_variance + epsilon)
@@ -137,7 +139,7 @@ def batch_norm_grad_kernel(x, scale, saved_mean, saved_variance, dout, epsilon=1
     dbias = np.einsum("acb->c", d3)
     dscale = np.einsum("acb,acb->c", d3, x_hat)
     k = (scale * inv_std)[:, None]
-    if use_global_stats:  # the statistics are constants: the op is affine in x
+    if use_global_stats or is_test:  # the statistics are constants: the op is affine in x
         dx = d3 * k
     else:
         n = view[0] * view[2]
@@ -154,7 +156,7 @@ def batch_norm_grad(node, dout, dmean=None, dvariance=None):
     from .reduction import sum
     view = list(channels_view(tuple(x.shape), last))
     x3, d3 = reshape(x, view), reshape(dout, view)
-    if node.use_global_stats:  # normalized by the running stats, saved as constants
+    if node.use_global_stats or node.is_test:  # normalized by the running stats, saved as constants
         from .elementwise import rsqrt
         inv_std = rsqrt(node.saved_variance.detach() + node.epsilon)
         x_hat = (x3 - _vector_as(node.saved_mean.detach(), 3, 1)) * _vector_as(inv_std, 3, 1)
@@ -168,7 +170,10 @@ def _grad_meta(x, scale, *rest, **attrs):
     return MetaTensor(x.shape, x.dtype), MetaTensor(scale.shape, scale.dtype), MetaTensor(scale.shape, scale.dtype)
 
 
-_BN_ATTRS = {"epsilon": (float, 1e-5), "data_format": (str, "NCHW"), "use_global_stats": (bool, False)}
+# is_test: set only in static Programs (Paddle's attr), so clone(for_test=True) switches a training
+# batch_norm to the running statistics
+_BN_ATTRS = {"epsilon": (float, 1e-5), "data_format": (str, "NCHW"), "use_global_stats": (bool, False),
+             "is_test": (bool, False)}
 BATCH_NORM = register_op(
     "batch_norm", inputs=("x", "scale", "bias", "mean", "variance"),
     outputs=("out", "saved_mean", "saved_variance"), infer_meta=batch_norm_meta, backward=batch_norm_grad,
@@ -180,6 +185,36 @@ BATCH_NORM_GRAD = register_op(
     doc="batch_norm's fused backward for a plain backward pass (create_graph=True runs it as ops).")
 add_kernel("batch_norm", "cpu", NORM_FLOATS, batch_norm_kernel, name="numpy")
 add_kernel("batch_norm_grad", "cpu", NORM_FLOATS, batch_norm_grad_kernel, name="numpy")
+
+
+# ---- the running statistics' update, as an op (static Programs) -------------------------------------
+def batch_norm_update_meta(mean, variance, saved_mean, saved_variance, momentum=0.9, is_test=False):
+    for name, t in (("variance", variance), ("saved_mean", saved_mean), ("saved_variance", saved_variance)):
+        if tuple(t.shape) != tuple(mean.shape) or np.dtype(t.dtype) != np.dtype(mean.dtype):
+            raise invalid_argument("batch_norm_update", f"{name} is {np.dtype(t.dtype)}{list(t.shape)}, expected "
+                                                        f"{np.dtype(mean.dtype)}{list(mean.shape)} like mean.")
+    return MetaTensor(mean.shape, mean.dtype), MetaTensor(variance.shape, variance.dtype)
+
+
+def batch_norm_update_kernel(mean, variance, saved_mean, saved_variance, momentum=0.9, is_test=False):
+    """running = momentum * running + (1 - momentum) * batch, in the order eager batch_norm updates in place
+    (so both give the same bits); is_test (a for_test clone): the statistics stay as they are."""
+    if is_test:
+        return mean.copy(), variance.copy()
+    new_mean = mean * momentum
+    new_mean += (1.0 - momentum) * saved_mean
+    new_var = variance * momentum
+    new_var += (1.0 - momentum) * saved_variance
+    return new_mean, new_var
+
+
+BATCH_NORM_UPDATE = register_op(
+    "batch_norm_update", inputs=("mean", "variance", "saved_mean", "saved_variance"),
+    outputs=("mean_out", "variance_out"), infer_meta=batch_norm_update_meta,
+    attrs={"momentum": (float, 0.9), "is_test": (bool, False)},
+    doc="The running statistics after a training batch_norm (a static Program writes them into Mean / Variance, "
+        "Paddle's MeanOut / VarianceOut).")
+add_kernel("batch_norm_update", "cpu", NORM_FLOATS, batch_norm_update_kernel, name="numpy")
 
 
 # ---- layer_norm ----------------------------------------------------------------------------------
@@ -325,5 +360,5 @@ for _op in ("batch_norm", "batch_norm_grad", "layer_norm", "layer_norm_grad"):
                name="numba", priority=1)
 
 
-__all__ = ["BATCH_NORM", "LAYER_NORM", "GROUP_NORM", "channel_last", "channels_view", "CHANNEL_FIRST",
-           "CHANNEL_LAST"]
+__all__ = ["BATCH_NORM", "BATCH_NORM_UPDATE", "LAYER_NORM", "GROUP_NORM", "channel_last", "channels_view",
+           "CHANNEL_FIRST", "CHANNEL_LAST"]

@@ -4,8 +4,10 @@
 own `infer_meta` on the input Variables' metas -- so a shape or dtype error surfaces while the
 program is built, naming the op and the user's line -- then appends the Operator and returns
 new Variables. Eager Tensors met on the way become Variables: a Parameter (from `nn.Linear` & co.)
-becomes a persistable parameter Variable with an initializer op in the startup program; any
-other Tensor becomes a constant (`fill_constant` / `assign_value`).
+becomes a persistable parameter Variable with an initializer op in the startup program; a buffer
+an op asks for by reference (`lift_buffer`: batch norm's running statistics) a persistable
+non-parameter Variable; any other Tensor becomes a constant (`fill_constant` / `assign_value`).
+`lift_listeners` hear of every tensor lifted by reference (to_static binds the live tensors so).
 
     paddle.enable_static()
     main, startup = paddle.static.Program(), paddle.static.Program()
@@ -18,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -34,6 +36,10 @@ _main_program = Program()
 _startup_program = Program()
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _op_role = "forward"  # what build_op stamps on new ops; append_backward / minimize switch it
+# callables (tensor, variable), told each time an eager tensor is lifted by reference (a parameter or a
+# buffer): to_static learns so which live tensors its Program reads
+lift_listeners: list[Callable] = []
+_lift_grad_tensors = [0]  # > 0: a plain Tensor that needs a gradient is lifted by reference, not frozen
 
 
 # ---- the mode ---------------------------------------------------------------------------------
@@ -98,6 +104,20 @@ def eager_guard() -> Iterator[None]:
         yield
     finally:
         _dispatch.static_builder = prev
+
+
+@contextlib.contextmanager
+def listen_lifts(listener: Callable, grad_tensors: bool = False) -> Iterator[None]:
+    """Call `listener(tensor, variable)` for each eager tensor lifted by reference inside the block;
+    `grad_tensors`: also lift (instead of freezing as constants) plain Tensors that need a gradient,
+    such as a closure's `w` with stop_gradient=False, so gradients can reach them."""
+    lift_listeners.append(listener)
+    _lift_grad_tensors[0] += bool(grad_tensors)
+    try:
+        yield
+    finally:
+        lift_listeners.remove(listener)
+        _lift_grad_tensors[0] -= bool(grad_tensors)
 
 
 @contextlib.contextmanager
@@ -184,9 +204,14 @@ def as_variable(block: Block, value) -> Variable:
     if not isinstance(value, Tensor):
         raise invalid_argument("static", f"an op input got {type(value).__name__}, expected a Variable or Tensor.")
     from ..parameter import Parameter
-    if isinstance(value, Parameter):
+    if isinstance(value, Parameter) or (_lift_grad_tensors[0] and not value.stop_gradient):
         return lift_parameter(block.program, value)
     return constant(block, value._data)
+
+
+def _tell_listeners(tensor, var: Variable) -> None:
+    for listener in lift_listeners:
+        listener(tensor, var)
 
 
 def lift_parameter(program: Program, param) -> Variable:
@@ -199,8 +224,14 @@ def lift_parameter(program: Program, param) -> Variable:
     through an `assign_value` op."""
     gb = program.global_block()
     var = gb.vars.get(param.name)
-    if var is not None:
-        return var
+    if var is None:
+        var = _new_parameter(program, param)
+    _tell_listeners(param, var)
+    return var
+
+
+def _new_parameter(program: Program, param) -> Variable:
+    gb = program.global_block()
     data = param._data
     var = gb.create_parameter(param.name, data.shape, data.dtype, trainable=not param.stop_gradient)
     var.optimize_attr = dict(getattr(param, "optimize_attr", {"learning_rate": 1.0}))
@@ -219,6 +250,49 @@ def lift_parameter(program: Program, param) -> Variable:
             with op_role("startup"):
                 constant(sb, data, name=param.name, declared=True)
     return var
+
+
+def lift_buffer(program: Program, tensor: Tensor) -> Variable:
+    """An eager buffer (batch norm's running mean) as a persistable, non-trainable, non-parameter
+    Variable of `program`, named as the tensor: its current values go to the startup program, and an
+    op may write it (the running statistics update), so `Executor.run` keeps the new values in the scope."""
+    if isinstance(tensor, Variable):
+        return as_variable(program.current_block(), tensor)
+    gb = program.global_block()
+    var = gb.vars.get(tensor.name)
+    if var is None:
+        data = tensor._data
+        var = gb.create_var(tensor.name, data.shape, data.dtype, persistable=True, stop_gradient=True)
+        sb = _startup_program.global_block()
+        if tensor.name not in sb.vars:
+            sb.create_var(tensor.name, data.shape, data.dtype, persistable=True)
+            with op_role("startup"):
+                constant(sb, data, name=tensor.name, declared=True)
+    elif not var.persistable:
+        raise invalid_argument("static", f"the program already has a non-persistable variable {tensor.name!r}.",
+                               hint="give the buffer tensor a name no other variable uses.")
+    _tell_listeners(tensor, var)
+    return var
+
+
+def write_op(op: OpDef, inputs: tuple, attrs: dict, targets: list[Variable]) -> None:
+    """Append `op` with its outputs written into existing `targets` (persistable state updated in place,
+    as Paddle's batch_norm writes MeanOut into Mean): checked by infer_meta like any op."""
+    program = _main_program
+    block = program.current_block()
+    in_vars = [as_variable(block, t) for t in inputs]
+    try:
+        metas = op.infer_meta(*[v._data for v in in_vars], **attrs)
+    except MinipaddleError as e:
+        raise _with_source(e, op.name, user_source()) from None
+    metas = (metas,) if hasattr(metas, "shape") else tuple(metas)
+    for m, t in zip(metas, targets):
+        if tuple(m.shape) != tuple(t._data.shape) or np.dtype(m.dtype) != t._data.dtype:
+            raise invalid_argument(op.name, f"writes {np.dtype(m.dtype)}{list(m.shape)} into variable "
+                                            f"'{t.name}' of {t._data.dtype}{list(t._data.shape)}.")
+    block.append_op(op.name, {slot: [v.name] for slot, v in zip(op.inputs, in_vars)},
+                    {slot: [t.name] for slot, t in zip(op.outputs, targets)}, attrs,
+                    source=user_source(), role=_op_role)
 
 
 def constant(block: Block, data: np.ndarray, name: str | None = None, declared: bool = False) -> Variable:

@@ -7,6 +7,11 @@ with Paddle's momentum convention (the opposite of PyTorch's):
     running = momentum * running + (1 - momentum) * batch          (momentum=0.9 keeps 90% of the old)
 
 and, as Paddle does, with the biased batch variance (divided by n, not n - 1).
+
+In a static Program (static mode, to_static, jit.save's trace) the running statistics are persistable
+buffer Variables bound by reference, and a training batch_norm is followed by a `batch_norm_update` op
+that writes the new statistics into them -- Paddle's MeanOut / VarianceOut -- so `Executor.run` (and
+to_static's run) keeps them; `clone(for_test=True)` flips the ops' `is_test` to use them instead.
 """
 from __future__ import annotations
 
@@ -18,7 +23,7 @@ import numpy as np
 from ...framework.dispatch import dispatch
 from ...framework.errors import invalid_argument
 from ...framework.ops.common import as_tensor
-from ...framework.ops.norm import BATCH_NORM, CHANNEL_FIRST, CHANNEL_LAST, GROUP_NORM, LAYER_NORM
+from ...framework.ops.norm import BATCH_NORM, BATCH_NORM_UPDATE, CHANNEL_FIRST, CHANNEL_LAST, GROUP_NORM, LAYER_NORM
 from ...framework.tensor import Tensor
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm"]
@@ -68,10 +73,38 @@ def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor, weight: Ten
         # one value per channel: Paddle leaves x as it is (its variance would be 0)
         from ...framework.ops.elementwise import assign
         return assign(x)
+    if _building():
+        return _static_batch_norm(x, running_mean, running_var, weight, bias, attrs, batch_stats and training,
+                                  float(momentum))
     out, saved_mean, saved_var = dispatch(BATCH_NORM, (x, weight, bias, running_mean, running_var), attrs)
     if batch_stats and training:
         _update_running(running_mean, saved_mean._data, momentum)
         _update_running(running_var, saved_var._data, momentum)
+    return out
+
+
+def _building() -> bool:
+    from ...framework import dispatch as _dispatch
+    return _dispatch.static_builder is not None
+
+
+def _static_batch_norm(x, running_mean, running_var, weight, bias, attrs: dict, update: bool, momentum: float):
+    """batch_norm in a Program: the running statistics by reference, updated by an op when training."""
+    from ...framework.static import builder
+    program = builder.default_main_program()
+    mean_var = builder.lift_buffer(program, running_mean)
+    var_var = builder.lift_buffer(program, running_var)
+    attrs = dict(attrs, is_test=False)
+    out, saved_mean, saved_var = dispatch(BATCH_NORM, (x, weight, bias, mean_var, var_var), attrs)
+    if update:
+        if not (mean_var.persistable and var_var.persistable):
+            raise invalid_argument("batch_norm", "in a static Program, training batch_norm updates running_mean and "
+                                                 "running_var, which must be persistable variables; got "
+                                                 f"'{mean_var.name}' and '{var_var.name}'.",
+                                   hint="pass the layer's buffers (or paddle.static.create_global_var(..., "
+                                        "persistable=True)).")
+        builder.write_op(BATCH_NORM_UPDATE, (mean_var, var_var, saved_mean, saved_var),
+                         {"momentum": momentum, "is_test": False}, [mean_var, var_var])
     return out
 
 

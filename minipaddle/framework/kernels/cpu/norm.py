@@ -189,9 +189,10 @@ def _channels(x: np.ndarray, data_format: str) -> np.ndarray:
     return np.ascontiguousarray(x).reshape(x.shape[0], x.shape[1], -1)
 
 
-def batch_norm_numba(x, scale, bias, mean, variance, epsilon=1e-5, data_format="NCHW", use_global_stats=False):
+def batch_norm_numba(x, scale, bias, mean, variance, epsilon=1e-5, data_format="NCHW", use_global_stats=False,
+                     is_test=False):
     x3 = _channels(x, data_format)
-    if use_global_stats:
+    if use_global_stats or is_test:  # is_test: a static Program's inference clone
         mu, var = mean.astype(np.float64), variance.astype(np.float64)
     else:  # float64 statistics centre x before they are rounded to x's dtype for the outputs
         mu, var = np.empty(x3.shape[1]), np.empty(x3.shape[1])
@@ -202,11 +203,12 @@ def batch_norm_numba(x, scale, bias, mean, variance, epsilon=1e-5, data_format="
 
 
 def batch_norm_grad_numba(x, scale, saved_mean, saved_variance, dout, epsilon=1e-5, data_format="NCHW",
-                          use_global_stats=False):
+                          use_global_stats=False, is_test=False):
     x3, d3 = _channels(x, data_format), _channels(dout, data_format)
     inv_std = 1.0 / np.sqrt(saved_variance + epsilon)
     dx = np.empty_like(x3)
     dscale = np.zeros(x3.shape[1])
     dbias = np.zeros(x3.shape[1])
-    batch_norm_grad_channels(x3, d3, saved_mean, inv_std, scale * inv_std, use_global_stats, dx, dscale, dbias)
+    batch_norm_grad_channels(x3, d3, saved_mean, inv_std, scale * inv_std, use_global_stats or is_test, dx, dscale,
+                             dbias)
     return dx.reshape(x.shape), dscale.astype(x.dtype), dbias.astype(x.dtype)
