@@ -7,6 +7,7 @@
  * graph, stepping and selecting only move CSS classes on the drawn SVG; Graphviz lays out each
  * program once.
  */
+import { installPanZoom, zoomedBox } from './pan_zoom';
 import { PassDiff, ProgramDoc, ProgramRun } from './schema';
 import { StepModel, programRunSteps } from './steps';
 import { layoutSvg } from './layout';
@@ -28,8 +29,8 @@ class GraphPane {
   readonly graphEl: HTMLDivElement;
   nodeEls = new Map<string, SVGGElement>();
   program: ProgramDoc | null = null;
-  private svg: SVGSVGElement | null = null;
-  private box: number[] = [0, 0, 100, 100];
+  svg: SVGSVGElement | null = null;
+  box: number[] = [0, 0, 100, 100];
   private baseBox: number[] = [0, 0, 100, 100];
   private token = 0;
 
@@ -39,7 +40,7 @@ class GraphPane {
     this.graphEl.dataset.testid = 'mp-program-graph';
     this.graphEl.dataset.side = side;
     this.node.append(el('div', 'mp-pane-title'), this.graphEl);
-    this.installPanZoom();
+    installPanZoom(this.graphEl, this);
   }
 
   async draw(program: ProgramDoc, title: string): Promise<void> {
@@ -72,16 +73,13 @@ class GraphPane {
     this.applyBox();
   }
 
-  /** Zoom about the centre (factor < 1 zooms in). */
-  zoom(factor: number): void {
-    const [x, y, w, h] = this.box;
-    const nw = Math.min(Math.max(w * factor, 10), this.baseBox[2] * 4);
-    const nh = (h * nw) / w;
-    this.box = [x + (w - nw) / 2, y + (h - nh) / 2, nw, nh];
+  /** Zoom about (cx, cy), the centre by default (factor < 1 zooms in). */
+  zoom(factor: number, cx?: number, cy?: number): void {
+    this.box = zoomedBox(this.box, this.baseBox[2], factor, cx, cy);
     this.applyBox();
   }
 
-  private applyBox(): void {
+  applyBox(): void {
     this.svg?.setAttribute('viewBox', this.box.map(v => v.toFixed(1)).join(' '));
   }
 
@@ -118,31 +116,6 @@ class GraphPane {
       const cls = marks.get(id);
       if (cls) g.classList.add(...cls);
     }
-  }
-
-  private installPanZoom(): void {
-    let drag: { x: number; y: number; box: number[] } | null = null;
-    this.graphEl.addEventListener('wheel', e => {
-      if (!(e.ctrlKey || e.metaKey) || !this.svg) return; // a plain wheel scrolls the notebook
-      e.preventDefault();
-      this.zoom(e.deltaY > 0 ? 1.15 : 1 / 1.15);
-    }, { passive: false });
-    this.graphEl.addEventListener('pointerdown', e => {
-      if (e.button === 0 && this.svg) drag = { x: e.clientX, y: e.clientY, box: [...this.box] };
-    });
-    this.graphEl.addEventListener('pointermove', e => {
-      if (!drag || !this.svg) return;
-      const r = this.svg.getBoundingClientRect();
-      const scale = r.width ? drag.box[2] / r.width : 1;
-      const dx = (e.clientX - drag.x) * scale;
-      const dy = (e.clientY - drag.y) * scale;
-      if (Math.abs(dx) + Math.abs(dy) < 2 * scale) return;
-      this.box = [drag.box[0] - dx, drag.box[1] - dy, drag.box[2], drag.box[3]];
-      this.applyBox();
-    });
-    const end = () => (drag = null);
-    this.graphEl.addEventListener('pointerup', end);
-    this.graphEl.addEventListener('pointerleave', end);
   }
 }
 

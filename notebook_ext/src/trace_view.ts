@@ -11,6 +11,7 @@
  * holds: Graph always, Program when it has `programs`, Profile when `profile` is set; with the
  * Graph tab alone there is no tab bar. The Program and Profile tabs are built when first opened.
  */
+import { installPanZoom, zoomedBox } from './pan_zoom';
 import { TraceDocument } from './schema';
 import { StepInfo, TraceIndex, within } from './trace_index';
 import { StepModel } from './steps';
@@ -56,9 +57,9 @@ export class TraceView {
   private search: HTMLInputElement;
   private nodeEls = new Map<string, SVGGElement>();
   private edgeEls: SVGGElement[] = [];
-  private svg: SVGSVGElement | null = null;
+  svg: SVGSVGElement | null = null;
   private baseBox: number[] = [0, 0, 100, 100];
-  private box: number[] = [0, 0, 100, 100];
+  box: number[] = [0, 0, 100, 100];
   private budget: number;
   private layout: (dot: string) => Promise<string>;
   private renderToken = 0;
@@ -157,7 +158,7 @@ export class TraceView {
     graphPane.appendChild(main);
     this.buildTabs();
     this.node.addEventListener('keydown', e => this.onKey(e));
-    this.installPanZoom();
+    installPanZoom(this.graphEl, this);
     this.model.onChange(() => this.update());
     this.ready = this.draw();
     this.update();
@@ -531,13 +532,9 @@ export class TraceView {
     this.applyBox();
   }
 
+  /** Zoom about (cx, cy), the centre by default (factor < 1 zooms in). */
   zoom(factor: number, cx?: number, cy?: number): void {
-    const [x, y, w, h] = this.box;
-    const px = cx ?? x + w / 2;
-    const py = cy ?? y + h / 2;
-    const nw = Math.min(Math.max(w * factor, 10), this.baseBox[2] * 4);
-    const nh = (h * nw) / w;
-    this.box = [px - ((px - x) * nw) / w, py - ((py - y) * nh) / h, nw, nh];
+    this.box = zoomedBox(this.box, this.baseBox[2], factor, cx, cy);
     this.applyBox();
   }
 
@@ -558,37 +555,7 @@ export class TraceView {
     }
   }
 
-  private applyBox(): void {
+  applyBox(): void {
     this.svg?.setAttribute('viewBox', this.box.map(v => v.toFixed(1)).join(' '));
-  }
-
-  private installPanZoom(): void {
-    let drag: { x: number; y: number; box: number[] } | null = null;
-    this.graphEl.addEventListener('wheel', e => {
-      if (!(e.ctrlKey || e.metaKey) || !this.svg) return; // a plain wheel scrolls the notebook
-      e.preventDefault();
-      const r = this.svg.getBoundingClientRect();
-      const [x, y, w, h] = this.box;
-      const fx = r.width ? (e.clientX - r.left) / r.width : 0.5;
-      const fy = r.height ? (e.clientY - r.top) / r.height : 0.5;
-      this.zoom(e.deltaY > 0 ? 1.15 : 1 / 1.15, x + fx * w, y + fy * h);
-    }, { passive: false });
-    this.graphEl.addEventListener('pointerdown', e => {
-      if (e.button !== 0 || !this.svg) return;
-      drag = { x: e.clientX, y: e.clientY, box: [...this.box] };
-    });
-    this.graphEl.addEventListener('pointermove', e => {
-      if (!drag || !this.svg) return;
-      const r = this.svg.getBoundingClientRect();
-      const scale = r.width ? drag.box[2] / r.width : 1;
-      const dx = (e.clientX - drag.x) * scale;
-      const dy = (e.clientY - drag.y) * scale;
-      if (Math.abs(dx) + Math.abs(dy) < 2 * scale) return;
-      this.box = [drag.box[0] - dx, drag.box[1] - dy, drag.box[2], drag.box[3]];
-      this.applyBox();
-    });
-    const end = () => (drag = null);
-    this.graphEl.addEventListener('pointerup', end);
-    this.graphEl.addEventListener('pointerleave', end);
   }
 }
