@@ -271,10 +271,10 @@ def save(layer, path: str, input_spec=None, **configs) -> None:
         infer.program = infer.program.clone(for_test=True)
     try:
         train = _build(api, layer, specs, training=True)
-    except Exception as e:  # noqa: BLE001 - e.g. batch-norm statistics updates cannot be traced
+    except Exception as e:  # noqa: BLE001 - a train-only code path the tracer cannot build
         warnings.warn(f"jit.save: the model could not be traced in train mode ({type(e).__name__}: "
                       f"{str(e).splitlines()[0][:200]}); the loaded model trains with its inference program "
-                      "(no dropout; batch norm uses its running statistics).", stacklevel=2)
+                      "(no dropout; batch norm uses and keeps its running statistics).", stacklevel=2)
         train = None
     if train is not None and _signature(train.program) == _signature(infer.program):
         train = None

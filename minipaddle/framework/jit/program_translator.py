@@ -17,7 +17,6 @@ inputs, and an optimizer trains as it would eagerly.
 """
 from __future__ import annotations
 
-import contextlib
 import inspect
 import types
 import warnings
@@ -58,44 +57,33 @@ def not_to_static(func=None):
 # ---- concrete programs -------------------------------------------------------------------------
 class ConcreteProgram:
     """One built Program: `main_program`, `startup_program`, `inputs` (the feed Variables),
-    `outputs` (the fetch Variables), `parameters` (the eager Parameters it reads)."""
+    `outputs` (the fetch Variables), `parameters` (the eager Parameters it reads) and `buffers`
+    ({variable name: the layer's buffer Tensor}, e.g. batch norm's running statistics, read -- and in
+    training updated -- by reference at each call)."""
 
-    def __init__(self, main_program, startup_program, inputs, outputs, parameters, function, out_spec) -> None:
+    def __init__(self, main_program, startup_program, inputs, outputs, parameters, function, out_spec,
+                 buffers: dict | None = None) -> None:
         self.main_program, self.startup_program = main_program, startup_program
         self.inputs, self.outputs, self.parameters = inputs, outputs, parameters
+        self.buffers = dict(buffers or {})
         self.function = function
         self._out_spec = out_spec   # (structure, leaves with _FETCH where a fetched tensor goes)
-        self._run_args = ([v.name for v in inputs], [v.name for v in outputs], {p.name: p for p in parameters})
+        bound = {p.name: p for p in parameters}
+        bound.update(self.buffers)
+        self._run_args = ([v.name for v in inputs], [v.name for v in outputs], bound)
 
     def __repr__(self) -> str:
         return (f"ConcreteProgram(inputs={[v.name for v in self.inputs]}, "
                 f"outputs={[v.name for v in self.outputs]}, {self.main_program.num_ops()} ops)")
 
 
-@contextlib.contextmanager
-def _record_parameters(found: dict):
-    """Note every eager tensor the Program reads by reference: Parameters the builder lifts, and other
-    tensors that need a gradient (a closure's `w` with stop_gradient=False) -- lifted the same way instead
-    of being frozen into a constant -- so run_program reads the live tensors and gradients reach them.
-
-    (The builder has no hook for this yet, so its two functions are wrapped while this Program builds.)
-    """
-    original_lift, original_as_variable = builder.lift_parameter, builder.as_variable
-
-    def lift(program, param):
-        found.setdefault(param.name, param)
-        return original_lift(program, param)
-
-    def as_variable(block, value):
-        if type(value) is Tensor and not value.stop_gradient:
-            return lift(block.program, value)
-        return original_as_variable(block, value)
-
-    builder.lift_parameter, builder.as_variable = lift, as_variable
-    try:
-        yield
-    finally:
-        builder.lift_parameter, builder.as_variable = original_lift, original_as_variable
+def _lift_recorder(found: dict):
+    """A builder lift listener noting every eager tensor the Program reads by reference (var name ->
+    tensor): Parameters, buffers (batch norm's running statistics) and plain tensors that need a
+    gradient, so run_program binds the live tensors and gradients and statistics updates reach them."""
+    def note(tensor, var) -> None:
+        found.setdefault(var.name, tensor)
+    return note
 
 
 def _flatten(value, leaves: list):
@@ -306,7 +294,7 @@ class StaticFunction:
         names = self._feed_names(leaves, spec, specs)
         found: dict = {}
         try:
-            with program_guard(main, startup), _record_parameters(found):
+            with program_guard(main, startup), builder.listen_lifts(_lift_recorder(found), grad_tensors=True):
                 feeds, values = [], []
                 for v, s, name in zip(leaves, specs, names):
                     if name is None:
@@ -332,7 +320,9 @@ class StaticFunction:
         outputs = [v for v in fetch if v is not None]
         placed = [_FETCH if f is not None else v for f, v in zip(fetch, out_leaves)]
         params = [found[v.name] for v in main.all_parameters() if v.name in found]
-        return ConcreteProgram(main, startup, feeds, outputs, params, conv.function, (out_spec, placed))
+        buffers = {v.name: found[v.name] for v in main.global_block().vars.values()
+                   if v.persistable and not v.is_parameter and v.name in found}
+        return ConcreteProgram(main, startup, feeds, outputs, params, conv.function, (out_spec, placed), buffers)
 
     # ---- running ---------------------------------------------------------------------------
     def _run(self, concrete: ConcreteProgram, leaves: list):

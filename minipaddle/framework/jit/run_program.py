@@ -15,6 +15,10 @@ both eagerly, so gradients follow the path actually taken. When nothing needs a 
 the Program instead: same kernels, no graph bookkeeping. Called while another Program is being
 built (a loaded model inside a model being converted or traced), it copies its ops into that
 Program instead (`inline_program`).
+
+Persistable state the program writes (a training batch_norm's `batch_norm_update` writes the running
+statistics into their buffer variables) is copied back, in place, into the Tensors passed in `params`
+after the run -- the layer's (or TranslatedLayer's) buffers move as they would eagerly.
 """
 from __future__ import annotations
 
@@ -160,10 +164,37 @@ def run_program(program: Program, feed_names: list[str], inputs: list[Tensor], f
     env: dict[str, Tensor] = dict(params)
     env.update(zip(feed_names, inputs))
     _run_block(program, program.global_block(), env)
+    _write_back(program, params, {n: env[n]._data for n in _written_state(program) if n in env})
     try:
         return [env[n] for n in fetch_names]
     except KeyError as e:
         raise not_found(_API, f"fetch {e.args[0]!r} was not computed by the program.") from None
+
+
+def _written_state(program: Program) -> tuple[str, ...]:
+    """The persistable variables the global block's ops write (cached per program version)."""
+    per_program = _cache(program)
+    entry = per_program.get("writes")
+    if entry is None or entry[0] != program._version:
+        gb = program.global_block()
+        names = dict.fromkeys(n for op in gb.ops for n in op.output_names()
+                              if n in gb.vars and gb.vars[n].persistable)
+        entry = per_program["writes"] = (program._version, tuple(names))
+    return entry[1]
+
+
+def _write_back(program: Program, params: dict, values: dict) -> None:
+    """Copy the new values of written persistables into the bound Tensors, in place (as eager
+    batch_norm updates its running statistics), outside autograd."""
+    for name, value in values.items():
+        target = params.get(name)
+        if target is None or target._data is value:
+            continue
+        if target._data.shape != value.shape:
+            raise invalid_argument(_API, f"the program wrote {list(value.shape)} into persistable {name!r}, whose "
+                                         f"tensor has shape {list(target._data.shape)}.")
+        target._data[...] = value
+        target._bump_version()
 
 
 def _run_static(program, feed_names, inputs, fetch_names, params) -> list[Tensor]:
@@ -172,6 +203,7 @@ def _run_static(program, feed_names, inputs, fetch_names, params) -> list[Tensor
     fed = {n: t._data for n, t in zip(feed_names, inputs)}
     env.update(fed)
     _cache(program)["executor"].run_global_block(program, env, fed, list(fetch_names))
+    _write_back(program, params, {n: env[n] for n in _written_state(program) if n in env})
     try:
         return [Tensor._wrap(env[n]) for n in fetch_names]
     except KeyError as e:
@@ -249,7 +281,10 @@ def inline_program(program: Program, feed_names, inputs, fetch_names, params: di
     target = builder.default_main_program()
     block = target.current_block()
     names = {n: builder.as_variable(block, t).name for n, t in zip(feed_names, inputs)}
-    names.update((n, builder.as_variable(block, t).name) for n, t in params.items())
+    src_vars = program.global_block().vars
+    for n, t in params.items():  # buffers stay buffers (an update op may write them), parameters parameters
+        buffer = n in src_vars and src_vars[n].persistable and not src_vars[n].is_parameter
+        names[n] = (builder.lift_buffer(target, t) if buffer else builder.as_variable(block, t)).name
     block_map = {0: block.idx}
     try:
         for src in program.blocks[1:]:

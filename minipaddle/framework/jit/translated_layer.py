@@ -11,7 +11,8 @@ the loaded graph into them and the model can be fine-tuned:
 
 Like any Layer (and Paddle's TranslatedLayer) it starts in train mode. `model.eval()` runs the
 inference program that was saved; `model.train()` runs the training variant when the model
-behaves differently while training (dropout), else the same program.
+behaves differently while training (dropout, batch norm), else the same program. Buffers (batch
+norm's `_mean` / `_variance`) are registered as buffers; a training call updates them in place.
 """
 from __future__ import annotations
 
