@@ -375,13 +375,8 @@ def convert_iterable(x):
 
 
 def convert_index(seq, i):
-    """`seq[i]`: a tensor indexed by one integer Variable (a loop counter once its loop is a `while` op)
-    is a `gather` of row i; everything else (masks, slices, Python values) is plain indexing."""
-    if _building() and _is_var(i) and isinstance(seq, Tensor) and i._data.dtype.kind in "iu" \
-            and i._data.shape in ((), (1,)):
-        from ..ops.indexing import gather
-        from ..ops.manipulation import reshape, squeeze
-        return squeeze(gather(seq, reshape(i, [1]), axis=0), axis=0)
+    """`seq[i]`: plain indexing. A tensor indexed by an integer Variable (a loop counter once its loop
+    is a `while` op) builds a `getitem_dynamic` op by itself (ops/index_dynamic.py), as `x[i:i + 2]` does."""
     return seq[i]
 
 

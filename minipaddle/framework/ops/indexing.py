@@ -24,6 +24,7 @@ from .common import ALL, INTS, NUMERIC, as_tensor, broadcast_shape, normalize_ax
 from .index_parsing import (ADVANCED, IndexOutOfRange, check_index_values, indexed_shape,  # noqa: F401
                             normalize_index, numpy_index, out_of_range)
 from .manipulation import view_of
+from .index_dynamic import getitem_dynamic, is_dynamic_index  # registers getitem_dynamic (static path)
 
 def scatter_grad_meta(dout, *inputs, **attrs) -> MetaTensor:
     """infer_meta of every *_grad op here: zeros of the forward input's shape (attr `shape`)."""
@@ -86,6 +87,8 @@ def getitem(x, index) -> Tensor:
     Basic indexing (no arrays) returns a view sharing x's storage, as numpy and Paddle do.
     """
     x = as_tensor("getitem", "x", x)
+    if type(index) is not int and is_dynamic_index(index):  # a Variable in the index: a static Program
+        return getitem_dynamic(x, index)
     items, advanced = normalize_index(tuple(x.shape), index)
     return _getitem(x, advanced, items)
 
