@@ -142,3 +142,35 @@ def test_batch_norm_update_checks_shapes():
     with pytest.raises(paddle.errors.InvalidArgument, match="saved_mean"):
         dispatch(BATCH_NORM_UPDATE, (paddle.zeros([3]), paddle.ones([3]), paddle.zeros([4]), paddle.ones([3])),
                  {"momentum": 0.9})
+
+
+def test_optimizing_passes_keep_the_statistics_update():
+    net = _net()
+    main, startup, _, loss = _static_program(net)
+    optimized, _ = static.passes.apply_passes(main, fetch_list=[loss])
+    assert "batch_norm_update" in [op.type for op in optimized.global_block().ops]
+    exe = static.Executor()
+    exe.run(startup)
+    xs, ys = _data(2)
+    scope = static.global_scope()
+    for a, b in zip(xs, ys):
+        exe.run(optimized, feed={"x": a, "y": b}, fetch_list=[loss])
+    optimized_mean = np.asarray(scope.find_var(net[1]._mean.name).get_tensor()).copy()
+    eager_net, _ = _eager(2)
+    np.testing.assert_allclose(optimized_mean, eager_net[1]._mean.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_a_training_batch_norm_inside_a_branch_is_refused_clearly():
+    bn = paddle.nn.BatchNorm1D(3)
+
+    def fn(x):
+        if x.sum() > 0:
+            return bn(x)
+        return x * 2
+
+    x = paddle.to_tensor(np.arange(12, dtype=np.float32).reshape(4, 3))
+    with pytest.raises(paddle.errors.Unimplemented, match="inside a control-flow branch"):
+        paddle.jit.to_static(fn)(x)
+    np.testing.assert_array_equal(bn._mean.numpy(), np.zeros(3, np.float32))
+    bn.eval()   # in eval mode the statistics are only read: fine in a branch
+    np.testing.assert_allclose(paddle.jit.to_static(fn)(x).numpy(), bn(x).numpy(), rtol=1e-6)

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import dispatch as _dispatch
 from ..dtype import convert_dtype, default_float
-from ..errors import MinipaddleError, invalid_argument, precondition_not_met
+from ..errors import MinipaddleError, invalid_argument, precondition_not_met, unimplemented
 from ..registry import OpDef
 from ..tensor import Tensor
 from .program import Block, Program, Variable
@@ -280,6 +280,10 @@ def write_op(op: OpDef, inputs: tuple, attrs: dict, targets: list[Variable]) -> 
     as Paddle's batch_norm writes MeanOut into Mean): checked by infer_meta like any op."""
     program = _main_program
     block = program.current_block()
+    if block.idx != 0:  # a cond / while body runs on a copy of the variables: the write would be lost
+        raise unimplemented(op.name, "updating persistable state inside a control-flow branch or loop body "
+                                     f"(variables {[t.name for t in targets]}) is not supported yet.",
+                            hint="call the layer outside the tensor-dependent if/while, or in eval mode there.")
     in_vars = [as_variable(block, t) for t in inputs]
     try:
         metas = op.infer_meta(*[v._data for v in in_vars], **attrs)
