@@ -150,3 +150,21 @@ def test_listen_lifts_reports_parameters_and_buffers_in_plain_static_mode():
     assert {id(bn.weight), id(bn.bias), id(bn._mean), id(bn._variance)} <= tensors
     assert all(t.name == n for t, n in got)
     assert builder.lift_listeners == []
+
+
+def test_jit_save_of_a_function_keeps_a_closure_layers_buffers_as_buffers(tmp_path):
+    bn = nn.BatchNorm1D(3)
+    bn.eval()
+
+    @paddle.jit.to_static(input_spec=[InputSpec([None, 3], "float32", "x")])
+    def f(x):
+        return bn(x) * 2
+
+    bn._mean.set_value(np.array([1.0, 2.0, 3.0], np.float32))
+    x = paddle.to_tensor(np.arange(12, dtype=np.float32).reshape(4, 3))
+    want = f(x).numpy()
+    paddle.jit.save(f, str(tmp_path / "f"))
+    loaded = paddle.jit.load(str(tmp_path / "f")).eval()
+    np.testing.assert_allclose(loaded(x).numpy(), want, rtol=1e-6)
+    assert sorted(n for n, _ in loaded.named_buffers()) == sorted([bn._mean.name, bn._variance.name])
+    assert sorted(n for n, _ in loaded.named_parameters()) == sorted([bn.weight.name, bn.bias.name])

@@ -197,6 +197,7 @@ def _from_static_function(api: str, static_fn, specs, layer) -> Traced:
     elif len(outs) == 1:  # a concrete program lists its outputs even when there is one
         structure = "single"
     tensors = {p.name: p for p in getattr(concrete, "parameters", None) or []}
+    tensors.update(getattr(concrete, "buffers", None) or {})   # a closure's batch norm statistics too
     if isinstance(layer, Layer):
         tensors.update({p.name: p for p in layer.parameters() + layer.buffers()})
     own = _owner_names(layer)
@@ -204,7 +205,8 @@ def _from_static_function(api: str, static_fn, specs, layer) -> Traced:
     for var in program.global_block().vars.values():
         if var.persistable and var.name in tensors:
             values[var.name] = tensors[var.name]
-            structured[var.name] = own.get(id(tensors[var.name]), (var.name, "parameter"))
+            kind = "parameter" if var.is_parameter else "buffer"
+            structured[var.name] = own.get(id(tensors[var.name]), (var.name, kind))
     return Traced(program, feeds, [o.name for o in outs], structure, values, structured)
 
 
