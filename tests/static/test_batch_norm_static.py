@@ -174,3 +174,20 @@ def test_a_training_batch_norm_inside_a_branch_is_refused_clearly():
     np.testing.assert_array_equal(bn._mean.numpy(), np.zeros(3, np.float32))
     bn.eval()   # in eval mode the statistics are only read: fine in a branch
     np.testing.assert_allclose(paddle.jit.to_static(fn)(x).numpy(), bn(x).numpy(), rtol=1e-6)
+
+
+def test_save_inference_model_of_a_training_program_uses_the_trained_statistics(tmp_path):
+    net = _net()
+    main, startup, logits, loss = _static_program(net)
+    exe = static.Executor()
+    exe.run(startup)
+    xs, ys = _data()
+    for a, b in zip(xs, ys):
+        exe.run(main, feed={"x": a, "y": b})
+    want, = exe.run(main.clone(for_test=True), feed={"x": xs[0], "y": ys[0]}, fetch_list=[logits])
+    static.save_inference_model(str(tmp_path / "bn"), [main.global_block().var("x")], [logits], exe, program=main)
+    with static.scope_guard(static.Scope()):
+        program, feeds, fetches = static.load_inference_model(str(tmp_path / "bn"), exe)
+        assert "batch_norm_update" not in [op.type for op in program.global_block().ops]
+        got, = exe.run(program, feed={feeds[0]: xs[0]}, fetch_list=fetches)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
