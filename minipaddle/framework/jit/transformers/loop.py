@@ -9,7 +9,7 @@ ForToWhileTransformer (runs first, so break/continue see one loop form):
                                      __it_0 = __it_0 + __step_0
 
 `for x in seq` / `for k, x in enumerate(seq)` index `seq` the same way (a tensor by its first dim;
-`convert_index` gathers row i when the length is only known at run time).
+`convert_index` reads row i with a `getitem_dynamic` op when the length is only known at run time).
 
 LoopTransformer: the loop variables are the names the body assigns that are read before being
 assigned in an iteration, read by the condition, or read after the loop (liveness); they become
