@@ -13,6 +13,7 @@ from numbers import Integral
 
 import numpy as np
 
+from ...framework.parameter import unique_name
 from ...framework.errors import invalid_argument
 from ...framework.tensor import Tensor
 from .. import functional as F
@@ -69,6 +70,9 @@ class _BatchNormBase(Layer):
         dtype = self._dtype
         self.register_buffer("_mean", Tensor._wrap(np.zeros(num_features, dtype)))
         self.register_buffer("_variance", Tensor._wrap(np.ones(num_features, dtype)))
+        # Paddle's names (`batch_norm2d_0.w_1` / `.w_2`, after the weight's `.w_0`): what a Program shows
+        self._mean.name = unique_name(f"{self._full_name}.w")
+        self._variance.name = unique_name(f"{self._full_name}.w")
 
     def _check_input(self, x: Tensor) -> None:
         if not isinstance(x, Tensor):
