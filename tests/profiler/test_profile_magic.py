@@ -108,6 +108,18 @@ def test_the_bundle_carries_a_valid_trace_document_with_the_profile_section(shel
     assert any(span["node"] for span in doc["profile"]["spans"] if span["cat"] == "Operator")
 
 
+def test_graph_option_puts_the_recorded_graph_beside_the_profile(shell):
+    """-g: the Graph tab has the run's ops, and every Operator slice names a node of that graph."""
+    _, outputs, _ = run(shell, "%paddle_profile train_step()")
+    assert outputs[0][MIME_TYPE]["graph"]["forward"]["nodes"] == []   # without -g: the profile alone
+    _, outputs, _ = run(shell, "%paddle_profile -g train_step()")
+    doc = outputs[0][MIME_TYPE]
+    nodes = {n["id"] for n in doc["graph"]["forward"]["nodes"]}
+    op_nodes = {span["node"] for span in doc["profile"]["spans"] if span["cat"] == "Operator" and span["node"]}
+    assert {"linear", "relu"} <= {n["op"] for n in doc["graph"]["forward"]["nodes"]}
+    assert op_nodes and op_nodes <= nodes
+
+
 def test_terminal_ipython_prints_the_tables_as_plain_text(tmp_path):
     """A terminal shows the bundle's text/plain: the tables, no HTML and no JSON document."""
     import subprocess
