@@ -327,7 +327,7 @@ def _update_tuning() -> None:
         _forget_memos()  # decisions "untuned, use the default" made outside the range expire
     counting = _status.kernel_enabled and _status.step_id < end
     if counting and _status.unsubscribe is None:
-        _status.unsubscribe = instrument.subscribe(_on_event)
+        _status.unsubscribe = instrument.subscribe(_on_event, updates=False)
     elif not counting and _status.unsubscribe is not None:
         _status.unsubscribe()
         _status.unsubscribe = None

@@ -95,15 +95,23 @@ from __future__ import annotations
 from typing import Callable
 
 subscribers: list[Callable[[dict], None]] = []
+# Those that want "optimizer_update" events: the optimizer measures grad and update norms (a copy
+# of each parameter and two numba reductions) only when one of them listens.
+update_subscribers: list[Callable[[dict], None]] = []
 
 
-def subscribe(fn: Callable[[dict], None]) -> Callable[[], None]:
-    """Register `fn`; returns a function that unregisters it."""
+def subscribe(fn: Callable[[dict], None], updates: bool = True) -> Callable[[], None]:
+    """Register `fn`; returns a function that unregisters it. `updates=False`: `fn` does not need
+    optimizer_update events (the profiler, the autotuner), so nobody pays for them on its behalf."""
     subscribers.append(fn)
+    if updates:
+        update_subscribers.append(fn)
 
     def unsubscribe() -> None:
         if fn in subscribers:
             subscribers.remove(fn)
+        if fn in update_subscribers:
+            update_subscribers.remove(fn)
     return unsubscribe
 
 

@@ -220,7 +220,7 @@ class Optimizer:
         decay = group["_regularizer"]
         states = self._accumulators
         update = self._update
-        emit = instrument.subscribers
+        emit = instrument.update_subscribers
         for p, g in zip(params, grads):
             if g.shape != p._data.shape:
                 raise invalid_argument(type(self).__name__, f"parameter '{p.name}' has shape {list(p._data.shape)} "

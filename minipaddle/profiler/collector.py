@@ -66,7 +66,7 @@ class Collector:
     # ---- subscribing ----------------------------------------------------------------------
     def start(self) -> None:
         self.t0 = time.perf_counter_ns()
-        self._unsubscribe = instrument.subscribe(self.on_event)
+        self._unsubscribe = instrument.subscribe(self.on_event, updates=False)
         self._numba = _CompileListener.install(self)
         record_event.active = self
 

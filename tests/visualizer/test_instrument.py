@@ -102,3 +102,25 @@ def test_nobody_listening_means_no_events_and_the_same_results():
     count = len(heard)
     paddle.add(x, x).sum().backward()
     assert len(heard) == count  # unsubscribed: nothing more arrives
+
+
+def test_optimizer_updates_are_measured_only_for_subscribers_that_want_them():
+    """The profiler and the autotuner subscribe with updates=False: with only such a listener the
+    optimizer sends no optimizer_update events (and computes no norms); a recorder-like one gets them."""
+    w = paddle.create_parameter([3], "float32")
+    opt = paddle.optimizer.SGD(0.1, parameters=[w])
+
+    def step(listener, updates: bool) -> list:
+        heard: list = []
+        unsubscribe = instrument.subscribe(lambda e: heard.append(e["kind"]), updates=updates)
+        try:
+            (w * w).sum().backward()
+            opt.step()
+            opt.clear_grad()
+        finally:
+            unsubscribe()
+        return heard
+
+    assert "optimizer_update" not in step(None, updates=False)
+    assert step(None, updates=True).count("optimizer_update") == 1
+    assert instrument.subscribers == [] and instrument.update_subscribers == []
