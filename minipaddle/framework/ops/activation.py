@@ -21,12 +21,14 @@ import numpy as np
 from ..dispatch import dispatch
 from ..errors import invalid_argument
 from ..kernels.cpu.elementwise import FLOAT_BINARY, FLOAT_UNARY, ElementwiseKernel, upcast_float16
+from ..kernels.cpu.elementwise_parallel import ParallelElementwiseKernel
 from ..registry import MetaTensor, add_kernel, register_op
 from ..tensor import Tensor
 from . import primitives as P
 from .common import FLOATS, INTS, as_tensor, require_dtype
 from .elementwise import abs as absolute
-from .elementwise import erf, exp, float_unary_meta_for, register_elementwise_kernels, tanh, where, zeros_like
+from .elementwise import (PARALLEL_PRIORITY, erf, exp, float_unary_meta_for, register_elementwise_kernels,
+                          register_parallel_kernel, tanh, where, zeros_like)
 
 FLOAT_TERNARY = ("float32(float32, float32, float32)", "float64(float64, float64, float64)")
 INT_TERNARY = ("int32(int32, int32, int32)", "int64(int64, int64, int64)")
@@ -263,6 +265,31 @@ GELU = register_op("gelu", inputs=("x",), infer_meta=gelu_meta, backward=gelu_gr
 SILU = register_op("silu", inputs=("x",), infer_meta=float_unary_meta_for("silu"), backward=silu_grad,
                    save=("x",))
 _numba_kernels("gelu", gelu_kernel, _GELU)  # numpy has no erf: numba only
+_GELU_PARALLEL = ParallelElementwiseKernel(P.gelu, FLOAT_UNARY)
+_GELU_TANH_PARALLEL = ParallelElementwiseKernel(P.gelu_tanh, FLOAT_UNARY)
+
+
+def gelu_parallel_kernel(x, approximate=False):
+    # the same primitives as gelu_kernel, on numba's thread pool: a candidate the autotuner times
+    return _GELU_TANH_PARALLEL(x) if approximate else _GELU_PARALLEL(x)
+
+
+gelu_parallel_kernel.__wrapped__ = _GELU_PARALLEL
+
+
+def register_parallel_candidates() -> None:
+    """Make prange loops of relu, sigmoid and gelu candidates the autotuner times (below the defaults).
+
+    Not called at import yet: tests/ops/test_activation.py asserts the exact kernel sets of these
+    three ops (gelu: numba only; relu, sigmoid: numba and numpy). benchmarks/autotune.py calls it
+    to measure what the candidates gain; once those tests allow a third kernel, call it here.
+    """
+    register_parallel_kernel("relu", P.relu)
+    register_parallel_kernel("sigmoid", P.sigmoid)
+    add_kernel("gelu", "cpu", ("float32", "float64"), gelu_parallel_kernel, name="numba_parallel",
+               priority=PARALLEL_PRIORITY)
+
+
 register_elementwise_kernels("silu", P.silu)
 
 

@@ -13,6 +13,7 @@ from ..dispatch import dispatch
 from ..errors import invalid_argument
 from ..kernels.cpu.elementwise import (FLOAT_BINARY, FLOAT_UNARY, NUMERIC_BINARY, NUMERIC_UNARY,
                                  ElementwiseKernel, upcast_float16)
+from ..kernels.cpu.elementwise_parallel import ParallelElementwiseKernel
 from ..registry import LazyKernel, MetaTensor, add_kernel, new_meta, register_op
 from ..tensor import Tensor
 from . import primitives as P
@@ -60,6 +61,26 @@ def register_elementwise_kernels(name: str, primitive, numpy_fn=None, *, floats_
     if numpy_fn is not None:
         dtypes = FLOATS if floats_only else NUMERIC
         add_kernel(name, "cpu", dtypes, numpy_fn, name="numpy", priority=-1 if prefer_numba else 1)
+
+
+# Below every other kernel: a parallel loop is never the default, only a candidate the autotuner times.
+PARALLEL_PRIORITY = -2
+
+
+def register_parallel_kernel(name: str, primitive) -> ParallelElementwiseKernel:
+    """A prange loop of `primitive` for float32/float64 (kernels/cpu/elementwise_parallel.py).
+
+    It pays only on big arrays, so it is registered below the serial/numpy kernels: the autotuner
+    times it per shape class and runs it only where it measured faster.
+    """
+    kernel = ParallelElementwiseKernel(primitive, FLOAT_UNARY if primitive.__code__.co_argcount == 1 else FLOAT_BINARY)
+    add_kernel(name, "cpu", ("float32", "float64"), kernel, name="numba_parallel", priority=PARALLEL_PRIORITY)
+    return kernel
+
+
+def _pow_primitive(x, y):
+    # pow's scalar math (primitives.py has none yet: numpy's np.power is pow's only other kernel)
+    return x ** y
 
 
 def _binary_api(op, name: str):
@@ -137,6 +158,10 @@ register_elementwise_kernels("minimum", P.minimum, np.minimum, floats_only=False
 register_elementwise_kernels("divide", P.divide, np.divide)
 register_elementwise_kernels("remainder", None, np.remainder, floats_only=False)  # Python's sign rule, as Paddle
 register_elementwise_kernels("elementwise_pow", None, np.power)
+for _name, _primitive in (("add", P.add), ("subtract", P.subtract), ("multiply", P.multiply),
+                          ("divide", P.divide), ("maximum", P.maximum), ("minimum", P.minimum),
+                          ("elementwise_pow", _pow_primitive)):
+    register_parallel_kernel(_name, _primitive)
 
 
 def _int_floor_divide(x, y):
@@ -312,6 +337,8 @@ SIGN, sign = _unary("sign", P.sign, np.sign, zero_grad)
 FLOOR, floor = _unary("floor", P.floor, np.floor, zero_grad)
 CEIL, ceil = _unary("ceil", P.ceil, np.ceil, zero_grad)
 ROUND, round = _unary("round", P.round, _numpy_round, zero_grad)  # noqa: A001
+for _name, _primitive in (("exp", P.exp), ("log", P.log), ("sqrt", P.sqrt), ("tanh", P.tanh)):
+    register_parallel_kernel(_name, _primitive)
 
 
 def pow(x, y, name=None) -> Tensor:  # noqa: A001 - Paddle's name

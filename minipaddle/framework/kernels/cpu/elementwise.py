@@ -57,7 +57,14 @@ def _parse_signature(sig: str) -> tuple[np.dtype, np.dtype]:
 
 
 class ElementwiseKernel:
-    """A numba kernel applying `primitive` elementwise; `signatures` say which dtypes it serves."""
+    """A numba kernel applying `primitive` elementwise; `signatures` say which dtypes it serves.
+
+    Subclasses swap the loop templates and numba's options (elementwise_parallel.py: prange loops).
+    """
+
+    TEMPLATES = _TEMPLATES
+    JIT_OPTIONS: dict = {"nogil": True}
+    SUFFIX = ""  # tells this kind's cached loops apart from the others' in __pycache__
 
     def __init__(self, primitive, signatures) -> None:
         self.primitive = primitive
@@ -74,14 +81,17 @@ class ElementwiseKernel:
             # makes an edited primitive compile afresh instead of loading a stale loop.
             source = inspect.getsource(self.primitive).encode()
             tag = hashlib.sha1(source).hexdigest()[:10]
-            template = _TEMPLATES[pattern]
-            fn = types.FunctionType(template.__code__,
-                                    {"primitive": njit(inline="always")(self.primitive)},
-                                    f"{self.primitive.__name__}_{pattern}")
-            fn.__qualname__ = f"{self.primitive.__name__}_{pattern}_{tag}"
-            fn.__module__ = __name__
-            loop = self._loops[pattern] = njit(cache=True, nogil=True)(fn)
+            template = self.TEMPLATES[pattern]
+            names = {"primitive": njit(inline="always")(self.primitive), **self._template_globals()}
+            fn = types.FunctionType(template.__code__, names, f"{self.primitive.__name__}_{pattern}")
+            fn.__qualname__ = f"{self.primitive.__name__}_{pattern}{self.SUFFIX}_{tag}"
+            fn.__module__ = template.__module__
+            loop = self._loops[pattern] = njit(cache=True, **self.JIT_OPTIONS)(fn)
         return loop
+
+    def _template_globals(self) -> dict:
+        """Names the templates use besides `primitive` (called when the first loop compiles)."""
+        return {}
 
     def __call__(self, x: np.ndarray, *rest):
         out_dtype = self.out_dtype.get(x.dtype)
