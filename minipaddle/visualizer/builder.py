@@ -48,6 +48,7 @@ GRAD_NODE_BYTES = 900
 STEP_BYTES = 1500       # one step with its op node or update record, on average
 MAX_INNER_OPS = 32      # ops listed per backward step (the rest are only counted)
 MAX_NAN_EVENTS = 100    # NaN/Inf occurrences listed (all are counted)
+MAX_AUTOTUNE = 200      # autotune decisions kept (the first ones: later calls of a class reuse them)
 SAME_CHECK_NUMEL = 1024  # from this size, comparing with a known state is cheaper than summarizing
 SWEEP_MIN = 1024         # id tables are swept of dead objects' entries from this size on
 
@@ -82,6 +83,9 @@ class TraceBuilder:
         self.event_counts: dict[str, int] = {}
         self.timings: dict[tuple, list] = {}  # (op, phase, kernel) -> [count, total_ns, max_ns]
         self.nan_inf = {"first": None, "count": 0, "occurrences": []}
+        self.autotune: dict[str, dict] = {}       # cache key -> decision seen while recording (bounded)
+        self.autotune_dropped = 0
+        self._tuning: dict[tuple, dict | None] = {}  # (key, kernel name) -> the node's kernel.tuning
         self._tensor_ids: dict[int, tuple] = {}  # id(tensor) -> (weakref, tid)
         self._node_ids: dict[int, tuple] = {}    # id(grad node) -> (weakref, gid)
         self._output_of: dict[tuple, str] = {}   # (gid, output index) -> tid of that forward output
@@ -478,6 +482,46 @@ class TraceBuilder:
                          "recorder": self})
         return first
 
+    # ---- autotune -----------------------------------------------------------------------
+    def _on_autotune(self, e: dict) -> None:
+        """Keep a tuner's decision (emitted inside the op call, before its "op" event)."""
+        key = str(e.get("key"))
+        if key not in self.autotune and len(self.autotune) >= MAX_AUTOTUNE:
+            self.autotune_dropped += 1
+            return
+        self.autotune[key] = {
+            "op": str(e.get("op")), "key": key, "dtype": e.get("dtype"), "shape_class": e.get("shape_class"),
+            "shapes": [list(map(int, s)) for s in e.get("shapes") or ()],
+            "candidates": _candidates_json(e.get("candidates")), "winner": str(e.get("winner")),
+            "default": e.get("default"), "source": e.get("source"), "step": e.get("step")}
+        self._tuning = {k: v for k, v in self._tuning.items() if k[0] != key}  # a newer decision for the class
+
+    def _tuning_of(self, op, fn, inputs: tuple, attrs: dict | None, dtype) -> dict | None:
+        """kernel.tuning of a call run by an autotune.TunedKernel: the decision for its shape class
+        when the kernel that ran is its winner, else None (an untuned class runs the default)."""
+        from ..framework import autotune  # (imports no numba)
+        try:
+            key = autotune._cache_key(op.name, dtype, [t._data.shape for t in inputs], dict(attrs or {}))
+        except Exception:  # an attribute the key cannot hold: no decision can be named
+            return None
+        memo = (key, fn.last)
+        if memo in self._tuning:
+            return self._tuning[memo]
+        decision = self.autotune.get(key)
+        if decision is None:  # decided before this recording began: the process's table knows it
+            entry = autotune._table.get(key)
+            if entry is not None:
+                decision = {"candidates": _candidates_json(entry.get("candidates")), "winner": entry.get("winner"),
+                            "default": fn.default_name, "source": "cache", "step": None,
+                            "shape_class": key.split("|")[2]}
+        tuning = None
+        if decision is not None and decision["winner"] == fn.last:
+            tuning = {"shape_class": decision["shape_class"], "source": decision["source"],
+                      "candidates": decision["candidates"], "winner": decision["winner"],
+                      "default": decision["default"], "step": decision["step"]}
+        self._tuning[memo] = tuning
+        return tuning
+
     # ---- kernels ------------------------------------------------------------------------
     def _describe_kernel(self, e: dict) -> dict:
         """Which registered kernel `fn` is, and why it was chosen: the only one, the highest
@@ -486,8 +530,10 @@ class TraceBuilder:
         inputs = e["inputs"]
         dtype = inputs[op.kernel_input]._data.dtype if len(inputs) > op.kernel_input else None
         if hasattr(fn, "default_name"):  # an autotune.TunedKernel: it knows which candidate just ran
-            return {"name": fn.last, "backend": "cpu", "dtype": str(dtype), "reason": "preferred",
-                    "candidates": [name for name, _ in fn.candidates]}
+            tuning = self._tuning_of(op, fn, inputs, e.get("attrs"), dtype) if dtype is not None else None
+            return {"name": fn.last, "backend": "cpu", "dtype": str(dtype),
+                    "reason": "preferred" if tuning is not None else "priority",
+                    "candidates": [name for name, _ in fn.candidates], "tuning": tuning}
         wanted = None
         if _preferred:  # usually empty: then (op, dtype, kernel) says it all
             wanted = _preferred.get((op.name, KernelKey("cpu", dtype)))
@@ -500,7 +546,7 @@ class TraceBuilder:
                     getattr(fn, "__name__", "kernel"))
         reason = "only" if bucket is None or len(bucket) <= 1 else ("preferred" if wanted == name else "priority")
         info = {"name": name, "backend": "cpu", "dtype": str(dtype), "reason": reason,
-                "candidates": [k.name for k in bucket or ()]}
+                "candidates": [k.name for k in bucket or ()], "tuning": None}
         if bucket is not None:
             _kernel_info[cache_key] = (bucket, len(bucket), info)
         return info
@@ -581,6 +627,16 @@ def _attrs_json(attrs: dict | None) -> dict:
 _summaries: dict[int, tuple] = {}
 
 
+def _candidates_json(candidates) -> list:
+    """An autotune event's candidates as JSON: {name, time_ns, error}."""
+    out = []
+    for c in candidates or ():
+        t = c.get("time_ns")
+        out.append({"name": str(c.get("name")), "time_ns": None if t is None else int(t),
+                    "error": None if c.get("error") is None else str(c["error"])})
+    return out
+
+
 def _cached_summary(t, data: np.ndarray, version: int):
     entry = _summaries.get(id(t))
     if entry is not None and entry[0]() is t and entry[1]() is data and entry[2] == version:
@@ -633,4 +689,5 @@ _HANDLERS = {
     "backward_step": TraceBuilder._on_backward_step,
     "hook": TraceBuilder._on_hook,
     "optimizer_update": TraceBuilder._on_optimizer_update,
+    "autotune": TraceBuilder._on_autotune,
 }

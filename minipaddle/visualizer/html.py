@@ -43,7 +43,7 @@ def to_html(trace, scripts: bool = True, full_page: bool = True, view: str = "au
         if views[0].kind in ("forward", "layers") and doc["graph"]["backward"]["nodes"]:
             views.append(apply_budget(backward_graph(doc), budget))
         parts += [_header(doc, prefix), _graphs(views, prefix), _steps(doc, views, prefix, max_rows),
-                  _tensors(doc, prefix, max_rows), _updates(doc, prefix), _timings(doc)]
+                  _tensors(doc, prefix, max_rows), _updates(doc, prefix), _timings(doc), _autotune(doc)]
     if doc.get("programs"):
         parts.append(programs_html(doc, prefix, max_rows))
     parts.append("</div>")
@@ -226,6 +226,8 @@ def _describe_step(s: dict, nodes: dict, gnodes: dict, updates: dict) -> tuple:
     if s["kind"] == "op":
         n = nodes[s["node"]]
         kernel = f"{esc(n['kernel']['name'])} <small>({esc(n['kernel']['reason'])})</small>"
+        if n["kernel"].get("tuning"):
+            kernel += _tuning_table(n["kernel"]["tuning"])
         nan = ("mp-nan mp-first" if n["first_nan_inf"] else "mp-nan") if n["nan_inf"] else ""
         return (f"<code>{esc(n['op'])}</code>", esc(n["layer"] or ""), kernel, _us(n["end_ns"] - n["start_ns"]),
                 [n["id"]], nan)
@@ -328,6 +330,29 @@ def _timings(doc: dict) -> str:
             + _table(["op", "phase", "kernel", "runs", "total µs", "mean µs", "max µs"], rows) + "</details>")
 
 
+def _tuning_table(t: dict, open_: bool = False) -> str:
+    """An autotune decision: each candidate's time (or why it was left out), the winner marked."""
+    rows = []
+    for c in t["candidates"]:
+        won, mark = c["name"] == t["winner"], " <small>(default)</small>" if c["name"] == t["default"] else ""
+        rows.append(f'<tr class="{"mp-winner" if won else ""}"><td>{esc(c["name"])}{" ✔" if won else ""}{mark}</td>'
+                    f'<td class="mp-r">{_us(c["time_ns"])}</td><td>{esc(c["error"] or "")}</td></tr>')
+    when = "from the cache" if t["source"] == "cache" else f"measured at step {t['step']}"
+    return (f'<details class="mp-tuning"{" open" if open_ else ""}><summary>tuned: {len(rows)} candidates, {when}'
+            f'</summary>' + _table(["candidate", "µs", "left out because"], rows) + "</details>")
+
+
+def _autotune(doc: dict) -> str:
+    decisions = doc.get("autotune") or []
+    if not decisions:
+        return ""
+    out = [f"<h3>Autotune ({len(decisions)} decisions)</h3>"]
+    for d in decisions:
+        out.append(f'<p class="mp-meta"><code>{esc(d["op"])}</code> {esc(d["dtype"] or "")} '
+                   f'{esc(d["shape_class"] or "")}: <b>{esc(d["winner"])}</b></p>' + _tuning_table(d))
+    return "".join(out)
+
+
 # ---- static programs and pass diffs ------------------------------------------------------------------
 MAX_PROGRAM_DRAWINGS = 4
 
@@ -427,6 +452,7 @@ _STYLE = """<style>
 #ROOT .mp-svg{overflow:auto;max-height:80vh;border:1px solid #e5e7eb;border-radius:6px;padding:4px}
 #ROOT .mp-meta,#ROOT .mp-note{color:#4b5563;font-size:12px;margin:2px 0}
 #ROOT .mp-error{color:#b91c1c}
+#ROOT tr.mp-winner td{background:#dcfce7;font-weight:bold}#ROOT .mp-tuning{font-size:12px}
 #ROOT .mp-nanbanner{background:#fee2e2;border:1px solid #dc2626;padding:4px 8px;border-radius:4px}
 #ROOT tr.mp-nan td,#ROOT li.mp-nan{background:#fee2e2}
 #ROOT tr.mp-first td,#ROOT li.mp-first{background:#fecaca;font-weight:bold}

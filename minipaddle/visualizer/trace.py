@@ -14,6 +14,8 @@ Python and the browser. Sections:
     steps          everything in the order it happened (op, backward_step, hook,
                    optimizer_update): scrub through it; each step names its node and states
     optimizer_updates, nan_inf, timings
+    autotune       the kernel autotuner's decisions seen while recording (each tuned op node also
+                   carries its own, kernel.tuning: candidates, their times, the winner)
     programs       static Programs ("P0": blocks, vars, ops with source lines), see program.py
     pass_diffs     each compiler pass applied: its report and the programs before and after it
     program_runs   Executor.run calls made while recording: feeds, each op executed, fetches
@@ -320,6 +322,7 @@ def build_document(b) -> dict:
         "nan_inf": {"first": b.nan_inf["first"], "count": b.nan_inf["count"],
                     "occurrences": list(b.nan_inf["occurrences"])},
         "timings": _timings(b.timings),
+        "autotune": [dict(d) for d in b.__dict__.get("autotune", {}).values()],
         **_program_sections(b),
         "profile": None,
         "extensions": {},
@@ -438,6 +441,8 @@ def _recording_json(b, steps: list) -> dict:
     if b.values_omitted_budget:
         notes.append(f"values of {b.values_omitted_budget} tensor states were not kept (byte budget); "
                      "their summaries are complete.")
+    if b.__dict__.get("autotune_dropped"):
+        notes.append(f"{b.autotune_dropped} autotune decisions past the first {len(b.autotune)} were not kept.")
     programs = b.__dict__.get("_program_recording")
     if programs is not None:
         notes += programs.notes()
