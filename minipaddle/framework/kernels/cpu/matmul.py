@@ -9,11 +9,16 @@ LLVM turns into SIMD code. The `p` dimension is cut into TILE-sized blocks so th
 TILE rows of `b` one block touches stay in cache while every row `i` of a TILE-row block
 of `out` sweeps over them.
 
-Each (batch entry, block of TILE rows of out) is an independent job, and `prange` hands
-the jobs to numba's thread pool. Measured on 2 cores (best of 5, float32): 64x64 74 us
-parallel vs 70 us serial (one job: nothing to share), 256x256 1.2 ms vs 2.4 ms, 512x512
-11 ms vs 18 ms, 16 x 128x128 4.0 ms vs 7.3 ms. BLAS stays the default kernel (about 10x
-faster still); this one is here to read, to compare, and for the autotuner to time.
+The loop runs on one thread. A `prange` version (one job per batch entry and block of TILE
+rows) was up to 2x faster on an idle 2-core machine, but numba's OpenMP threads and OpenBLAS's
+threads spin-wait for work after each call and fight over the same two cores: measured with
+OMP_NUM_THREADS=2 while another process kept one core busy, the prange loop took 7.2 ms for a
+64x64 product (serial: 33 us), 7.6 ms for 128x784 @ 784x256 (serial: 1.9 ms), 7.7 ms for
+256x256x256 (serial: 1.2 ms), 8.0 ms for 16 x 128x128 (serial: 0.41 ms), and a BLAS call right
+after it took 32 ms instead of 0.5 ms. A candidate that stalls the next BLAS call is not one the
+autotuner can time honestly (it times each op alone), so this one stays serial. BLAS stays the
+default kernel (several times faster); this one is here to read, to compare, and for the
+autotuner to time.
 
 `matmul_numba` is the kernel the registry calls (framework/ops/linalg.py registers it
 beside numpy's BLAS matmul): it applies Paddle's transpose flags, promotes 1-D operands,
@@ -22,18 +27,18 @@ broadcasts the batch dims and hands `matmul_blocked` C-contiguous 3-D arrays.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 TILE = 64  # 64 rows of b (64 x n floats) stay in L2 while a block of out's rows reads them
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
 def matmul_blocked(a, b, out):
     """out += a @ b for C-contiguous (batch, m, k) @ (batch, k, n) -> (batch, m, n)."""
     batch, m, k = a.shape
     n = b.shape[2]
     row_blocks = (m + TILE - 1) // TILE
-    for job in prange(batch * row_blocks):  # one job: one batch entry, TILE rows of out
+    for job in range(batch * row_blocks):  # one job: one batch entry, TILE rows of out
         bi = job // row_blocks
         i0 = (job % row_blocks) * TILE
         i1 = min(i0 + TILE, m)
