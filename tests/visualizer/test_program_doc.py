@@ -486,6 +486,7 @@ def test_a_program_built_event_adds_the_program_to_a_recording():
 
 def test_a_to_static_call_inside_a_recording_adds_its_program_once():
     net = _Branchy()
+    net(paddle.ones([2, 4]))          # built before the recording: still shown, as its to_static program
     with paddle.debug.record() as rec:
         net(paddle.ones([2, 4]))      # the weights need gradients: the program's ops run eagerly
         with paddle.no_grad():        # same signature: the cached program, run by the Executor

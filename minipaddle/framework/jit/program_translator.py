@@ -247,16 +247,19 @@ class StaticFunction:
         if concrete is None:
             concrete = self._build(leaves, spec, specs)
             self.program_cache[key] = concrete
-            if instrument.subscribers:   # a recording shows the program beside the eager run
-                self._announce(concrete)
+        if instrument.subscribers:   # a recording shows the program (once) beside the run
+            self._announce(concrete)
         self._last = concrete
         return concrete, leaves
 
     def _announce(self, concrete: ConcreteProgram) -> None:
-        from ...visualizer.program import dy2static_origin
+        origin = self.__dict__.get("_origin")
+        if origin is None:   # the sources are read once, not on every recorded call
+            from ...visualizer.program import dy2static_origin
+            origin = self._origin = dy2static_origin(self)
         name = getattr(self._function, "__qualname__", getattr(self._function, "__name__", "function"))
         instrument.emit({"kind": "program_built", "program": concrete.main_program, "role": "dy2static",
-                         "name": f"to_static: {name}", "origin": dy2static_origin(self)})
+                         "name": f"to_static: {name}", "origin": origin})
 
     def _feed_names(self, leaves, spec, specs) -> list:
         """A data-variable name per tensor leaf: the InputSpec's name, else the parameter's name
