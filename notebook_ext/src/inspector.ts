@@ -1,7 +1,8 @@
 /**
  * The inspector: everything the document knows about the selected (or current) node.
  *
- *   op node       op, layer path, attrs, the kernel that ran and why, its time; each input and
+ *   op node       op, layer path, attrs, the kernel that ran and why, its time (for a kernel the
+ *                 autotuner chose: each candidate's measured time, the winner, where it came from); each input and
  *                 output: shape, dtype, summary, histogram, heat map of small values, and the
  *                 gradient the backward pass computed for it, beside the value
  *   grad node     its forward op, the gradients it received and sent, the ops its rule ran
@@ -16,7 +17,7 @@
  *   variable      shape, dtype, kind (parameter, data, persistable); in a run its value at the step,
  *                 what was fed and fetched
  */
-import { GradNode, OpNode, PassDiff, ProgramDoc, ProgramOp, ProgramRun, ProgramVar, State, TensorRec, TensorSummary } from './schema';
+import { GradNode, KernelTuning, OpNode, PassDiff, ProgramDoc, ProgramOp, ProgramRun, ProgramVar, State, TensorRec, TensorSummary } from './schema';
 import { TraceIndex } from './trace_index';
 import { clip, DiffMarks, programNode, shapeOf, summaryAt, varKind } from './program_graph';
 import { blockPath, declaringBlock, programOpId } from './steps';
@@ -95,6 +96,7 @@ function opInspector(idx: TraceIndex, n: OpNode, out: HTMLElement): void {
   const why = { only: 'the only kernel for this op and dtype', priority: 'the highest priority of the candidates', preferred: 'chosen by the autotuner or set_preferred_kernel' }[n.kernel.reason] ?? n.kernel.reason;
   row(table, 'why', `${why}; candidates: ${n.kernel.candidates.join(', ')}`);
   row(table, 'time', duration(n.end_ns - n.start_ns));
+  if (n.kernel.tuning) row(table, 'autotune', autotuneTable(n.kernel.tuning));
   if (Object.keys(n.attrs).length) row(table, 'attrs', el('code', undefined, JSON.stringify(n.attrs)));
   if (n.nan_inf) row(table, 'NaN/Inf', n.first_nan_inf ? `${n.nan_inf} here (the first in the trace)` : n.nan_inf);
   out.appendChild(table);
@@ -103,6 +105,32 @@ function opInspector(idx: TraceIndex, n: OpNode, out: HTMLElement): void {
   const gradsOut = back && back.kind === 'backward_step' ? back.grads_out : undefined;
   n.inputs.forEach((tid, k) => out.appendChild(tensorPair(idx, tid, n.input_states[k], gradsOut ? gradsOut[k] ?? null : undefined, `in ${k}`)));
   n.outputs.forEach((tid, k) => out.appendChild(tensorPair(idx, tid, n.output_states[k], gradsIn ? gradsIn[k] ?? null : undefined, `out ${k}`)));
+}
+
+/** An autotune decision: each candidate with its time (µs) or why it was left out, the winner
+ * highlighted, the default marked, and whether it was measured now or read from the cache. */
+export function autotuneTable(t: KernelTuning): HTMLElement {
+  const box = el('div', 'mp-autotune');
+  box.dataset.testid = 'mp-autotune';
+  const when = t.source === 'cache' ? 'from cache' : t.step === null ? 'measured' : `measured at step ${t.step}`;
+  box.appendChild(el('div', 'mp-autotune-head', `${when}${t.shape_class ? ` · shape class ${t.shape_class}` : ''} · default ${t.default ?? '?'}`));
+  const table = el('table', 'mp-autotune-table');
+  const head = el('tr');
+  for (const h of ['candidate', 'µs', 'error']) head.appendChild(el('th', undefined, h));
+  table.appendChild(head);
+  for (const c of t.candidates) {
+    const tr = el('tr');
+    tr.dataset.candidate = c.name;
+    const won = c.name === t.winner;
+    if (won) tr.classList.add('mp-winner');
+    const name = `${c.name}${won ? ' ✔ winner' : ''}${c.name === t.default ? ' (default)' : ''}`;
+    tr.appendChild(el('td', undefined, name));
+    tr.appendChild(el('td', 'mp-num', c.time_ns === null ? '—' : (c.time_ns / 1e3).toFixed(1)));
+    tr.appendChild(el('td', c.error ? 'mp-bad' : undefined, c.error ?? ''));
+    table.appendChild(tr);
+  }
+  box.appendChild(table);
+  return box;
 }
 
 function gradInspector(idx: TraceIndex, g: GradNode, out: HTMLElement): void {

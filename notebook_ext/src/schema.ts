@@ -61,12 +61,39 @@ export interface State {
   values_omitted: null | 'mode' | 'size' | 'budget';
 }
 
+/** One kernel the autotuner timed: its best time, or why it was left out. */
+export interface TuningCandidate {
+  name: string;
+  time_ns: number | null;
+  error: string | null;
+}
+
+/** The autotuner's decision for an op call's shape class (schema 1.1, optional). */
+export interface KernelTuning {
+  shape_class: string | null;
+  source: 'tuned' | 'cache';
+  candidates: TuningCandidate[];
+  winner: string;
+  default: string | null;
+  step: number | null;
+}
+
+/** One entry of the document's top-level `autotune` list. */
+export interface AutotuneDecision extends KernelTuning {
+  op: string;
+  key: string;
+  dtype: string | null;
+  shapes: number[][];
+}
+
 export interface Kernel {
   name: string;
   backend: string;
   dtype: string;
   reason: string;
   candidates: string[];
+  /** absent in older documents; null when the kernel was not chosen by the autotuner */
+  tuning?: KernelTuning | null;
 }
 
 export interface OpNode {
@@ -306,6 +333,7 @@ export interface TraceDocument {
   programs?: ProgramDoc[];
   pass_diffs?: PassDiff[];
   program_runs?: ProgramRun[];
+  autotune?: AutotuneDecision[];
   profile?: ProfileSection | null;
   [key: string]: unknown;
 }
