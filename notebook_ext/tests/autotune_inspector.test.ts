@@ -50,5 +50,7 @@ describe('the autotune table in the inspector', () => {
     renderInspector(idx, vnode(plain.id), plain.step, out);
     expect(out.querySelector('[data-testid="mp-autotune"]')).toBeNull();
     expect(out.textContent).toContain(plain.kernel.name);
+    renderInspector(idx, vnode(tuned.id), tuned.step, out);
+    expect(out.textContent).toContain('chosen by the autotuner for this shape class');
   });
 });
