@@ -63,7 +63,9 @@ class ElementwiseKernel:
     """
 
     TEMPLATES = _TEMPLATES
-    JIT_OPTIONS: dict = {"nogil": True}
+    # numpy's error model: x / 0 gives inf or nan, as numpy's ufunc (the default kernel) does; Python's
+    # would raise ZeroDivisionError from inside the loop
+    JIT_OPTIONS: dict = {"nogil": True, "error_model": "numpy"}
     SUFFIX = ""  # tells this kind's cached loops apart from the others' in __pycache__
 
     def __init__(self, primitive, signatures) -> None:
