@@ -257,7 +257,10 @@ class TraceBuilder:
         timing[1] += end - start
         timing[2] = max(timing[2], end - start)
         if phase == "backward":  # part of a backward rule: listed on its backward step
-            self._inner_ops.append({"op": e["op"], "kernel": kernel["name"], "duration_ns": end - start})
+            inner = {"op": e["op"], "kernel": kernel["name"], "duration_ns": end - start}
+            if kernel["tuning"] is not None:  # a tuned grad kernel (conv2d_grad_filter, a transposed matmul)
+                inner["tuning"] = kernel["tuning"]
+            self._inner_ops.append(inner)
             return
         step = self.next_step
         held: list = []

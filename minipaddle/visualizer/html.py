@@ -236,7 +236,8 @@ def _describe_step(s: dict, nodes: dict, gnodes: dict, updates: dict) -> tuple:
         forward = nodes.get(g.get("forward_node"))
         layer = esc(forward["layer"] or "") if forward else ""
         what = f"<code>{esc(g.get('name', s['node']))}</code>"
-        return (what, layer, f"{s['ops_count']} ops", _us(s["end_ns"] - s["start_ns"]),
+        ops = f"{s['ops_count']} ops" + "".join(_tuning_table(o["tuning"]) for o in s["ops"] if o.get("tuning"))
+        return (what, layer, ops, _us(s["end_ns"] - s["start_ns"]),
                 [s["node"], g.get("forward_node")], "")
     if s["kind"] == "hook":
         return (f"hook <code>{esc(s['hook'])}</code>", "", "", "—", [s["node"], s["tensor"]], "")

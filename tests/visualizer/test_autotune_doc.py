@@ -84,6 +84,23 @@ def test_steps_tuned_while_recording_put_the_decision_on_the_matmul_nodes(tmp_pa
     assert first["candidates"] == d["candidates"] and first["winner"] == d["winner"]
 
 
+def test_backward_steps_name_the_tuned_kernels_their_rules_ran(tmp_path):
+    _enable(tmp_path)
+    net, x = MatmulMLP(), _x(16, 24)
+    _train(net, x, 1)
+    with paddle.debug.record() as rec:
+        _train(net, x, 2)
+    inner = [o for s in rec.trace.steps if s["kind"] == "backward_step" for o in s["ops"] if o["op"] == "matmul"]
+    assert inner and all("tuning" in o for o in inner)  # matmul's grad rule runs (transposed) matmuls
+    assert all(o["kernel"] == o["tuning"]["winner"] and len(o["tuning"]["candidates"]) == 2 for o in inner)
+    assert {o["tuning"]["step"] for o in inner} == {1}
+    every = [o for s in rec.trace.steps if s["kind"] == "backward_step" for o in s["ops"]]
+    assert any("tuning" not in o for o in every)  # mean's grad rule has one kernel: nothing to tune
+    assert all(o["kernel"] == o["tuning"]["winner"] for o in every if "tuning" in o)
+    page = rec.trace.to_html(scripts=False)
+    assert page.count('class="mp-tuning"') >= len(inner) + 4  # the forward matmuls and relus, and these
+
+
 def test_a_decision_made_before_the_recording_reads_as_from_the_cache(tmp_path):
     _enable(tmp_path, (0, 3))
     a, b = _x(8, 12), _x(12, 4)
