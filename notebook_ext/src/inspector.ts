@@ -5,7 +5,8 @@
  *                 autotuner chose: each candidate's measured time, the winner, where it came from); each input and
  *                 output: shape, dtype, summary, histogram, heat map of small values, and the
  *                 gradient the backward pass computed for it, beside the value
- *   grad node     its forward op, the gradients it received and sent, the ops its rule ran
+ *   grad node     its forward op, the gradients it received and sent, the ops its rule ran (with the
+ *                 autotune table of each kernel the autotuner chose)
  *   tensor        a parameter/input/output: its value at the current step, its .grad, and each
  *                 optimizer update (lr, grad norm, update norm, the value after)
  *   layer, block  the layer path and the ops inside
@@ -145,6 +146,7 @@ function gradInspector(idx: TraceIndex, g: GradNode, out: HTMLElement): void {
     row(table, 'kernel', s.ops.length ? s.ops.map(o => `${o.op}: ${o.kernel} ${duration(o.duration_ns)}`).join('; ') : '(no ops)');
     row(table, 'time', duration(s.end_ns - s.start_ns));
     row(table, 'pass', String(s.pass));
+    for (const o of s.ops) if (o.tuning) row(table, `autotune ${o.op}`, autotuneTable(o.tuning));
   } else row(table, 'ran', g.outside ? 'made before the trace' : 'not in this trace');
   out.appendChild(table);
   if (!s || s.kind !== 'backward_step') return;

@@ -144,6 +144,8 @@ export interface InnerOp {
   op: string;
   kernel: string;
   duration_ns: number;
+  /** present when the autotuner chose this kernel */
+  tuning?: KernelTuning;
 }
 
 export interface OpStep {

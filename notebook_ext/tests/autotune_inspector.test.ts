@@ -53,4 +53,18 @@ describe('the autotune table in the inspector', () => {
     renderInspector(idx, vnode(tuned.id), tuned.step, out);
     expect(out.textContent).toContain('chosen by the autotuner for this shape class');
   });
+
+  it('shows a tuned kernel a backward rule ran in the grad node\'s inspector', () => {
+    const doc = JSON.parse(JSON.stringify(fixture('mlp.json'))) as TraceDocument;
+    const step = doc.steps.find(s => s.kind === 'backward_step' && s.ops.length > 0)!;
+    if (step.kind !== 'backward_step') throw new Error('no backward step');
+    step.ops[0] = { ...step.ops[0], op: 'matmul', kernel: 'numba', tuning };
+    const idx = new TraceIndex(doc);
+    const out = document.createElement('div');
+    renderInspector(idx, { id: step.node, kind: 'grad', label: step.node, detail: [], refs: [step.node] } as never, step.index, out);
+    const table = out.querySelector('[data-testid="mp-autotune"]') as HTMLElement;
+    expect(table).not.toBeNull();
+    expect(out.textContent).toContain('autotune matmul');
+    expect(table.querySelector('tr.mp-winner')!.getAttribute('data-candidate')).toBe('numba');
+  });
 });
