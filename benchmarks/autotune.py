@@ -10,7 +10,11 @@ backward pass computes for them (conv1's image needs no grad, so it has no dX ca
 the tuning cost: every candidate warmed up (numba compiles or loads from its cache) and timed on
 the real inputs -- and then the steady per-call time of the winner. The two kinds of process
 alternate over rounds, so a busy moment of the shared machine hits both; tables show medians.
-Candidates: matmul BLAS vs the numba tiled loop; each conv op im2col+BLAS vs direct numba loops.
+Candidates: matmul BLAS vs the numba tiled loop; each conv op im2col+BLAS vs direct numba loops;
+elementwise add (numpy's ufunc, the serial numba loop, the prange loop) and gelu (the serial numba
+loop vs the prange loop) on a small (1k) and a large (4M) float32 array: the two sizes fall in
+different shape classes, so each is decided on its own. Both kinds of process register the
+activations' parallel candidates (ops/activation.py: register_parallel_candidates), so gelu has one.
 The last rows time whole training steps (benchmarks/train_mlp.py and train_lenet.py) with the same
 default / tuned processes: kernels chosen one op at a time must also pay off together (a numba
 thread pool that just ran can slow the next BLAS call down, which no single-op timing sees).
@@ -44,12 +48,20 @@ CASES = {
     "lenet conv2":   ("conv2d", [(64, 6, 14, 14), (16, 6, 5, 5)], {}),
     "lenet conv2 dX": ("conv2d_transpose", [(64, 16, 10, 10), (16, 6, 5, 5)], {"output_size": (14, 14)}),
     "lenet conv2 dW": ("conv2d_grad_filter", [(64, 6, 14, 14), (64, 16, 10, 10)], {"filter_size": (5, 5)}),
+    "add 1k":        ("add", [(1024,), (1024,)], {}),
+    "add 4M":        ("add", [(1 << 22,), (1 << 22,)], {}),
+    "gelu 1k":       ("gelu", [(1024,)], {}),
+    "gelu 4M":       ("gelu", [(1 << 22,)], {}),
 }
 
 
 def _call(paddle, op: str, tensors: list, attrs: dict):
     if op == "matmul":
         return lambda: paddle.matmul(*tensors, **attrs)
+    if op == "add":
+        return lambda: paddle.add(*tensors)
+    if op == "gelu":
+        return lambda: paddle.nn.functional.gelu(*tensors, **attrs)
     # the conv ops as the backward pass dispatches them (attrs in the op's own NCHW geometry)
     from minipaddle.framework.dispatch import dispatch
     from minipaddle.framework.registry import OPS
@@ -62,6 +74,8 @@ def worker(mode: str) -> dict:
 
     import minipaddle as paddle
     from minipaddle.framework import instrument
+    from minipaddle.framework.ops.activation import register_parallel_candidates
+    register_parallel_candidates()
     # numba's runtime starts with the first machine code a process loads (~0.15 s): pay it here, in both
     # kinds of process, so that no case's first call is charged with it
     paddle.nn.functional.relu(paddle.to_tensor(np.ones(4, np.float32)))
@@ -105,6 +119,8 @@ def step_worker(mode: str) -> dict:
     sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
     import minipaddle as paddle
     from minipaddle.framework import autotune
+    from minipaddle.framework.ops.activation import register_parallel_candidates
+    register_parallel_candidates()
     results = {}
     for name, module in STEPS.items():
         autotune.reset()
@@ -144,6 +160,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", help="also write the medians here")
+    parser.add_argument("--no-steps", action="store_true", help="skip the whole training steps")
     parser.add_argument("--worker", choices=("default", "tuned", "default-steps", "tuned-steps"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -154,9 +171,9 @@ def main() -> None:
     runs = {"default": [], "tuned": []}
     for _ in range(args.rounds):
         for mode in runs:
-            runs[mode].append({**run(mode), **run(f"{mode}-steps")})
+            runs[mode].append({**run(mode), **({} if args.no_steps else run(f"{mode}-steps"))})
     rows = []
-    for name in [*CASES, *STEPS]:
+    for name in [*CASES, *({} if args.no_steps else STEPS)]:
         default_us = statistics.median(r[name]["us"] for r in runs["default"])
         tuned_us = statistics.median(r[name]["us"] for r in runs["tuned"])
         winners = sorted({r[name]["winner"] or "(one kernel)" for r in runs["tuned"]})
