@@ -4,7 +4,8 @@ A primitive is a plain Python function of scalars (framework/ops/primitives.py).
 `ElementwiseKernel(primitives.gelu, FLOAT_UNARY)` compiles nothing until its first call; then
 numba compiles one small loop that applies the primitive to every element, with the primitive
 inlined, and stores the machine code in __pycache__ so a new process loads it in milliseconds.
-The CUDA backend builds its kernel from the same primitive: one definition, every device.
+The CUDA backend builds its kernel from the same primitive: one definition, every device, and so
+does elementwise_parallel.py (the same loops with `prange`: a candidate for the autotuner).
 
 Why loops and not `numba.vectorize`: a vectorized ufunc rebuilds its C wrapper in every new
 process (~50 ms per dtype, which numba does not cache); a cached @njit loop loads in ~5-20 ms.
