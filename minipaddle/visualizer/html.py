@@ -347,7 +347,7 @@ def _autotune(doc: dict) -> str:
     decisions = doc.get("autotune") or []
     if not decisions:
         return ""
-    out = [f"<h3>Autotune ({len(decisions)} decisions)</h3>"]
+    out = [f"<h3>Autotune ({len(decisions)} decision{'' if len(decisions) == 1 else 's'})</h3>"]
     for d in decisions:
         out.append(f'<p class="mp-meta"><code>{esc(d["op"])}</code> {esc(d["dtype"] or "")} '
                    f'{esc(d["shape_class"] or "")}: <b>{esc(d["winner"])}</b></p>' + _tuning_table(d))

@@ -200,4 +200,17 @@ def test_html_shows_the_tuning_table_with_the_winner_marked(tmp_path):
     winner = node["kernel"]["tuning"]["winner"]
     assert 'class="mp-tuning"' in page and "measured at step 0" in page
     assert f'<tr class="mp-winner"><td>{winner} ✔' in page
-    assert "<h3>Autotune (1 decisions)</h3>" in page and "left out because" in page
+    assert "<h3>Autotune (1 decision)</h3>" in page and "left out because" in page
+
+
+def test_a_dataloader_decision_is_kept_and_validates():
+    b = TraceBuilder()
+    b.on_event({"kind": "autotune", "op": "DataLoader", "key": "num_workers", "dtype": None, "shape_class": None,
+                "shapes": None, "candidates": [{"name": "num_workers=0", "time_ns": 900_000, "error": None},
+                                               {"name": "num_workers=4", "time_ns": 300_000, "error": None}],
+                "winner": "num_workers=4", "default": "num_workers=0", "source": "tuned", "step": 0})
+    trace = Trace(b.build())
+    trace.validate()
+    (d,) = trace.to_dict()["autotune"]
+    assert d["op"] == "DataLoader" and d["shapes"] == [] and d["winner"] == "num_workers=4"
+    assert "<h3>Autotune (1 decision)</h3>" in trace.to_html(scripts=False)
