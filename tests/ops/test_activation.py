@@ -228,15 +228,22 @@ def test_gelu_tanh_matches_torch():
 
 # ---- kernels -----------------------------------------------------------------------------
 def _kernels(name: str, dtype: str = "float32") -> dict:
+    """The serial kernels, in priority order; the autotuner's prange candidates ("numba_parallel",
+    never the default) are tested in tests/autotune."""
     from minipaddle.framework.registry import KernelKey, get_op
-    return {k.name: k.fn for k in get_op(name).kernels[KernelKey("cpu", np.dtype(dtype))]}
+    return {k.name: k.fn for k in get_op(name).kernels[KernelKey("cpu", np.dtype(dtype))]
+            if k.name != "numba_parallel"}
 
 
 def test_gelu_runs_a_numba_ufunc_built_from_its_primitive():
     d = describe("gelu")
-    for k in d["kernels"]:
+    serial = [k for k in d["kernels"] if k["name"] != "numba_parallel"]
+    assert [k["dtype"] for k in serial] == ["float16", "float32", "float64"]
+    for k in serial:
         assert k["name"] == "numba" and k["default"]
         assert k["location"].endswith(os.path.join("ops", "primitives.py") + f":{_line_of('gelu')}")
+    parallel = [k for k in d["kernels"] if k["name"] == "numba_parallel"]
+    assert [k["dtype"] for k in parallel] == ["float32", "float64"] and not any(k["default"] for k in parallel)
 
 
 def _line_of(primitive: str) -> int:

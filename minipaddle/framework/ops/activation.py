@@ -278,18 +278,14 @@ gelu_parallel_kernel.__wrapped__ = _GELU_PARALLEL
 
 
 def register_parallel_candidates() -> None:
-    """Make prange loops of relu, sigmoid and gelu candidates the autotuner times (below the defaults).
-
-    Not called at import yet: tests/ops/test_activation.py asserts the exact kernel sets of these
-    three ops (gelu: numba only; relu, sigmoid: numba and numpy). benchmarks/autotune.py calls it
-    to measure what the candidates gain; once those tests allow a third kernel, call it here.
-    """
+    """Make prange loops of relu, sigmoid and gelu candidates the autotuner times (below the defaults)."""
     register_parallel_kernel("relu", P.relu)
     register_parallel_kernel("sigmoid", P.sigmoid)
     add_kernel("gelu", "cpu", ("float32", "float64"), gelu_parallel_kernel, name="numba_parallel",
                priority=PARALLEL_PRIORITY)
 
 
+register_parallel_candidates()
 register_elementwise_kernels("silu", P.silu)
 
 

@@ -30,11 +30,11 @@ def divide(x, y):
 
 
 def maximum(x, y):
-    return x if x >= y else y
+    return x if x >= y or x != x else y   # a NaN on either side wins, as numpy's maximum
 
 
 def minimum(x, y):
-    return x if x <= y else y
+    return x if x <= y or x != x else y
 
 
 def neg(x):
