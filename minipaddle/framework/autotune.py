@@ -349,6 +349,13 @@ def status() -> dict:
             "cache_file": str(cache_path()) if _status.cache_dir is not None else None}
 
 
+def decision_for(op: str, dtype, shapes, attrs: dict) -> tuple[str, dict | None]:
+    """(cache key, the decision for this call's shape class or None): what the debugger shows for a
+    node an autotuned kernel ran. The entry is the table's own: read it, do not change it."""
+    key = _cache_key(op, dtype, shapes, attrs)
+    return key, _table.get(key)
+
+
 def cache_entries() -> dict[str, dict]:
     """The decisions known now: cache key -> {"winner", "candidates", "shapes"} (a copy)."""
     return json.loads(json.dumps(_table))

@@ -504,7 +504,7 @@ class TraceBuilder:
         when the kernel that ran is its winner, else None (an untuned class runs the default)."""
         from ..framework import autotune  # (imports no numba)
         try:
-            key = autotune._cache_key(op.name, dtype, [t._data.shape for t in inputs], dict(attrs or {}))
+            key, entry = autotune.decision_for(op.name, dtype, [t._data.shape for t in inputs], dict(attrs or {}))
         except Exception:  # an attribute the key cannot hold: no decision can be named
             return None
         memo = (key, fn.last)
@@ -512,7 +512,6 @@ class TraceBuilder:
             return self._tuning[memo]
         decision = self.autotune.get(key)
         if decision is None:  # decided before this recording began: the process's table knows it
-            entry = autotune._table.get(key)
             if entry is not None:
                 decision = {"candidates": _candidates_json(entry.get("candidates")), "winner": entry.get("winner"),
                             "default": fn.default_name, "source": "cache", "step": None,
