@@ -408,14 +408,7 @@ def _read_info(api: str, path: str) -> dict:
     file = f"{path}.pdinfo.json"
     if not os.path.exists(file):
         return {}  # written by static.save_inference_model: no structured names, no training variant
-    try:
-        with open(file, encoding="utf-8") as f:
-            info = json.load(f)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise invalid_argument(api, f"{file!r} is not valid JSON ({e}); the file is corrupted.") from None
-    if not isinstance(info, dict) or info.get("format") != INFO_FORMAT:
-        raise invalid_argument(api, f"{file!r} is not a minipaddle jit sidecar (format {INFO_FORMAT!r} expected).")
-    return info
+    return static_io._read_json(api, file, INFO_FORMAT, "a minipaddle jit sidecar")
 
 
 def _load_train(api: str, path: str, train: dict, values: dict) -> tuple[Program, list[str]]:

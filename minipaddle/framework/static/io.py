@@ -99,7 +99,8 @@ def _write(path_prefix: str, program: Program, feeds: list, fetches: list, param
     np.savez(f"{path_prefix}.{kind}.npz", **{n: np.ascontiguousarray(a) for n, a in params.items()})
 
 
-def _read_json(api: str, path: str) -> dict:
+def _read_json(api: str, path: str, format: str = FORMAT, what: str = "a minipaddle model file") -> dict:  # noqa: A002
+    """A JSON object whose "format" is `format`; a missing, corrupted or foreign file is a clear error."""
     if not os.path.exists(path):
         raise not_found(api, f"no model file {path!r}.", hint="pass the same path_prefix save_inference_model got.")
     try:
@@ -107,8 +108,8 @@ def _read_json(api: str, path: str) -> dict:
             meta = json.load(f)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise invalid_argument(api, f"{path!r} is not valid JSON ({e}); the file is corrupted.") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise invalid_argument(api, f"{path!r} is not a minipaddle model file (format {FORMAT!r} expected).")
+    if not isinstance(meta, dict) or meta.get("format") != format:
+        raise invalid_argument(api, f"{path!r} is not {what} (format {format!r} expected).")
     return meta
 
 
