@@ -102,12 +102,7 @@ def to_digraph(trace, view: str = "auto", depth: int | None = None, budget: int 
 
 def _add_clusters(g, v: GraphView, prefix: str) -> None:
     """Clusters nested as the layers are; nodes inside the innermost one that holds them."""
-    children: dict = {}
-    for c in v.clusters:
-        children.setdefault(c.parent, []).append(c)
-    members: dict = {}
-    for n in v.nodes:
-        members.setdefault(n.cluster, []).append(n)
+    children, members = v.nesting()
 
     def fill(graph, cluster_id) -> None:
         for n in members.get(cluster_id, []):

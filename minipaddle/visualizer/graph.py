@@ -82,6 +82,16 @@ class GraphView:
             index = self.__dict__["_ref_index"] = {ref: n.id for n in self.nodes for ref in n.refs}
         return index.get(trace_id)
 
+    def nesting(self) -> tuple[dict, dict]:
+        """(parent cluster id -> its child clusters, cluster id -> its nodes); None is the top level."""
+        children: dict = {}
+        for c in self.clusters:
+            children.setdefault(c.parent, []).append(c)
+        members: dict = {}
+        for n in self.nodes:
+            members.setdefault(n.cluster, []).append(n)
+        return children, members
+
     def to_dict(self) -> dict:
         return {"kind": self.kind, "nodes": [asdict(n) for n in self.nodes], "edges": [asdict(e) for e in self.edges],
                 "clusters": [asdict(c) for c in self.clusters], "collapsed": self.collapsed, "notes": self.notes,

@@ -150,12 +150,7 @@ def _tree(v: GraphView, ids: str) -> str:
         if e.kind != "link":
             text = labels.get(e.source, e.source) + (f" {e.label}" if e.label else "")
             inputs.setdefault(e.target, []).append(text + (" (next block)" if e.kind == "repeat" else ""))
-    children: dict = {}
-    for c in v.clusters:
-        children.setdefault(c.parent, []).append(c)
-    members: dict = {}
-    for n in v.nodes:
-        members.setdefault(n.cluster, []).append(n)
+    children, members = v.nesting()
 
     def first_order(cluster_id) -> float:  # clusters sit among the nodes at the time they first ran
         orders = [n.order for n in members.get(cluster_id, [])]
