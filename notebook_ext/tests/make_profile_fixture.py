@@ -6,26 +6,13 @@ profile.json: three SGD steps of an MLP 4 -> 8 -> 3 under paddle.profiler.Profil
 inside a recorder so the trace document carries the graph the spans' node ids (n1, n2, ...) point into.
 """
 import json
-from pathlib import Path
 
 import numpy as np
 
 import minipaddle as paddle
 import minipaddle.nn.functional as F
-from minipaddle import nn
+from make_fixtures import MLP, OUT  # the trace fixtures' model (this script runs from its own folder)
 from minipaddle.profiler import Profiler
-
-OUT = Path(__file__).resolve().parent / "fixtures"
-
-
-class MLP(nn.Layer):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = nn.Linear(4, 8)
-        self.fc2 = nn.Linear(8, 3)
-
-    def forward(self, x):
-        return self.fc2(F.relu(self.fc1(x)))
 
 
 def profiled_training(steps: int = 3) -> dict:
