@@ -20,7 +20,7 @@ from ..errors import invalid_argument, unimplemented
 from ..registry import get_op
 from . import builder
 from .initializers import STATIC_OPS, static_op
-from .program import Block, Operator, Variable
+from .program import Block, Operator, Variable, var_names
 
 _NO_INPUT_OPS = ("fill_constant", "assign_value", "uniform_random", "gaussian_random",
                  "truncated_gaussian_random")
@@ -182,18 +182,6 @@ def _emit_op_grad(block: Block, op: Operator, douts: list, edges: list) -> list:
         return _emit_runtime_rule(block, op, opdef, in_vars, out_vars, douts, edges)
 
 
-def _as_names(api: str, items) -> set:
-    out = set()
-    for item in items or ():
-        if isinstance(item, Variable):
-            out.add(item.name)
-        elif isinstance(item, str):
-            out.add(item)
-        else:
-            raise invalid_argument(api, f"no_grad_set holds a {type(item).__name__}, expected Variables or names.")
-    return out
-
-
 def _run_backward(block: Block, targets: list[Variable], seeds: list, no_grad: set, api: str) -> dict:
     """Emit grad ops for `targets` (seeded with `seeds`, None = ones); return name -> [grad Variable]."""
     grads: dict = {}
@@ -291,7 +279,7 @@ def append_backward(loss: Variable, parameter_list=None, no_grad_set=None, callb
     """
     block = _target_block("append_backward", [loss])
     forward_names = set(block.vars)
-    no_grad = _as_names("append_backward", no_grad_set)
+    no_grad = set(var_names("append_backward", "no_grad_set", no_grad_set or ()))
     grads = _run_backward(block, [loss], [None], no_grad, "append_backward")
     if parameter_list is None:
         params = [v for v in block.program.all_parameters() if not v.stop_gradient]
@@ -321,7 +309,7 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None) -> list:
         if len(seeds) != len(targets):
             raise invalid_argument("gradients", f"got {len(seeds)} target_gradients for {len(targets)} targets.")
     forward_names = set(block.vars)
-    no_grad = _as_names("gradients", no_grad_set)
+    no_grad = set(var_names("gradients", "no_grad_set", no_grad_set or ()))
     grads = _run_backward(block, targets, seeds, no_grad, "gradients")
     claimed: set = set()
     return [_named_grad(block, grads, x.name, claimed, forward_names) for x in inputs]

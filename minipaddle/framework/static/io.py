@@ -19,23 +19,9 @@ import numpy as np
 
 from ..errors import invalid_argument, not_found, precondition_not_met
 from .executor import Executor, global_scope
-from .program import Program, Variable
+from .program import Program, var_names
 
 FORMAT = "minipaddle.inference_model"
-
-
-def _names(api: str, what: str, items) -> list[str]:
-    if isinstance(items, (Variable, str)):
-        items = [items]
-    out = []
-    for item in items:
-        if isinstance(item, Variable):
-            out.append(item.name)
-        elif isinstance(item, str):
-            out.append(item)
-        else:
-            raise invalid_argument(api, f"{what} holds a {type(item).__name__}, expected Variables.")
-    return out
 
 
 def prune(program: Program, feed_names: list[str], fetch_names: list[str]) -> Program:
@@ -77,8 +63,8 @@ def save_inference_model(path_prefix: str, feed_vars, fetch_vars, executor: Exec
     if not isinstance(path_prefix, str) or not path_prefix or path_prefix.endswith(os.sep):
         raise invalid_argument(api, f"path_prefix must be a file prefix like 'out/model', got {path_prefix!r}.")
     program = default_main_program() if program is None else program
-    feed_names = _names(api, "feed_vars", feed_vars)
-    fetch_names = _names(api, "fetch_vars", fetch_vars)
+    feed_names = var_names(api, "feed_vars", feed_vars)
+    fetch_names = var_names(api, "fetch_vars", fetch_vars)
     for n in feed_names + fetch_names:
         if program.global_block()._find_var_recursive(n) is None:
             raise not_found(api, f"variable {n!r} is not in the program.")
@@ -178,7 +164,7 @@ def load(program: Program, model_path: str, executor: Executor | None = None, va
         values.update(_read_npz(api, f"{model_path}.pdopt.npz"))
     wanted = {v.name: v for v in program.list_vars() if v.persistable}
     if var_list is not None:
-        names = set(_names(api, "var_list", var_list))
+        names = set(var_names(api, "var_list", var_list))
         wanted = {k: v for k, v in wanted.items() if k in names}
     scope = global_scope()
     for name, var in wanted.items():

@@ -144,6 +144,21 @@ class Variable(Tensor):
 # ---- Operators ---------------------------------------------------------------------------
 
 
+def var_names(api: str, what: str, items) -> list[str]:
+    """The names in `items` (a Variable, a name, or a list of them); anything else is an error."""
+    if isinstance(items, (Variable, str)):
+        items = [items]
+    out = []
+    for item in items:
+        if isinstance(item, Variable):
+            out.append(item.name)
+        elif isinstance(item, str):
+            out.append(item)
+        else:
+            raise invalid_argument(api, f"{what} holds a {type(item).__name__}, expected Variables or their names.")
+    return out
+
+
 class Operator:
     """One op in a Block: type, slots of variable names, attrs, sub-blocks, the user's source line."""
 
