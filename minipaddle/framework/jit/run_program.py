@@ -32,15 +32,13 @@ from ..registry import get_op
 from ..tensor import Tensor
 from ..static import builder
 from ..static.executor import Executor
-from ..static.initializers import STATIC_OPS
+from ..static.initializers import CONSTANT_OPS, STATIC_OPS
 from ..static.program import Block, Program
 
 __all__ = ["run_program"]
 
 _API = "run_program"
 _OP, _CONST, _COND, _WHILE = 0, 1, 2, 3
-_CONSTANT_OPS = ("fill_constant", "assign_value", "uniform_random", "gaussian_random", "truncated_gaussian_random",
-                 "fill_any_like", "shape")
 
 
 def _cache(program: Program) -> dict:
@@ -74,7 +72,7 @@ def _step(op) -> _Step:
         return _Step(_COND, op)
     if op.type == "while":
         return _Step(_WHILE, op)
-    if op.type in _CONSTANT_OPS:
+    if op.type in CONSTANT_OPS:
         return _Step(_CONST, op, outs=tuple(op.output_names()))
     if op.type in STATIC_OPS or op.role not in ("forward", "startup"):  # grads, clipping, updates
         raise unimplemented(_API, f"the program holds a '{op.type}' op (role {op.role!r}); run_program runs "

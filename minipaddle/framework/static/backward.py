@@ -19,11 +19,9 @@ import numpy as np
 from ..errors import invalid_argument, unimplemented
 from ..registry import get_op
 from . import builder
-from .initializers import STATIC_OPS, static_op
+from .initializers import CONSTANT_OPS, STATIC_OPS, static_op
 from .program import Block, Operator, Variable, var_names
 
-_NO_INPUT_OPS = ("fill_constant", "assign_value", "uniform_random", "gaussian_random",
-                 "truncated_gaussian_random")
 
 
 class _StaticNode:
@@ -202,7 +200,7 @@ def _backward_ops(src: Block, dest: Block, grads: dict, target_names: list[str],
     with builder.block_guard(dest.program, dest), builder.op_role("backward"):
         for i in _relevant_ops(src, target_names):
             op = src.ops[i]
-            if not any(n in grads for n in op.output_names()) or op.type in _NO_INPUT_OPS:
+            if not any(n in grads for n in op.output_names()) or op.type in CONSTANT_OPS:
                 continue
             if op.type == "cond":
                 pairs = control_flow_grad.emit_cond_grad(dest, op, grads, no_grad, api)

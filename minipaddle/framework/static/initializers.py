@@ -17,11 +17,16 @@ from ..errors import invalid_argument
 
 # op type -> handler(executor, op, env) that writes the op's outputs into env
 STATIC_OPS: dict = {}
+# the ops among them whose outputs depend on no differentiable input (this file's: values from
+# nothing or from a shape): backward skips them, jit's run_program runs them as constants
+CONSTANT_OPS: set = set()
 
 
-def static_op(name: str):
+def static_op(name: str, constant: bool = False):
     def register(fn):
         STATIC_OPS[name] = fn
+        if constant:
+            CONSTANT_OPS.add(name)
         return fn
     return register
 
@@ -50,14 +55,14 @@ def _dims(op, dims: list) -> tuple:
     return tuple(int(d) for d in dims)
 
 
-@static_op("fill_any_like")
+@static_op("fill_any_like", constant=True)
 def run_fill_any_like(executor, op, env) -> None:
     """Paddle's fill_any_like: `value` in the shape of X (known at run time), dtype `dtype`."""
     x = env[op.inputs["X"][0]]
     env[op.outputs["out"][0]] = np.full(x.shape, op.attrs["value"], np.dtype(op.attrs["dtype"]))
 
 
-@static_op("shape")
+@static_op("shape", constant=True)
 def run_shape(executor, op, env) -> None:
     """Paddle's shape op: the run-time shape of Input as an int32 vector."""
     env[op.outputs["out"][0]] = np.array(env[op.inputs["Input"][0]].shape, np.int32)
@@ -75,32 +80,32 @@ def _rng(op):
     return generator()
 
 
-@static_op("fill_constant")
+@static_op("fill_constant", constant=True)
 def run_fill_constant(executor, op, env) -> None:
     env[op.outputs["out"][0]] = np.full(_shape(op, env), op.attrs["value"], np.dtype(op.attrs["dtype"]))
 
 
-@static_op("assign_value")
+@static_op("assign_value", constant=True)
 def run_assign_value(executor, op, env) -> None:
     values = np.asarray(op.attrs["values"], dtype=np.dtype(op.attrs["dtype"]))
     env[op.outputs["out"][0]] = values.reshape(op.attrs["shape"]).copy()
 
 
-@static_op("uniform_random")
+@static_op("uniform_random", constant=True)
 def run_uniform_random(executor, op, env) -> None:
     a = op.attrs
     values = _rng(op).uniform(a["min"], a["max"], size=_shape(op, env))
     env[op.outputs["out"][0]] = values.astype(np.dtype(a["dtype"]))
 
 
-@static_op("gaussian_random")
+@static_op("gaussian_random", constant=True)
 def run_gaussian_random(executor, op, env) -> None:
     a = op.attrs
     values = _rng(op).normal(a["mean"], a["std"], size=_shape(op, env))
     env[op.outputs["out"][0]] = values.astype(np.dtype(a["dtype"]))
 
 
-@static_op("truncated_gaussian_random")
+@static_op("truncated_gaussian_random", constant=True)
 def run_truncated_gaussian_random(executor, op, env) -> None:
     a = op.attrs
     rng = _rng(op)
