@@ -314,7 +314,8 @@ def _write_model(api: str, path: str, infer: Traced, train: Traced | None) -> No
     order = list(infer.values) + [n for n in (train.values if train else {}) if n not in infer.values]
     wanted = set(persist) | set(train_persist)
     params = _values(api, _merged(infer, train), [n for n in order if n in wanted])
-    static_io._write(path, pruned, infer.feed_names, infer.fetch_names, {n: params[n] for n in persist}, "pdiparams")
+    static_io.write_model_files(path, pruned, infer.feed_names, infer.fetch_names, {n: params[n] for n in persist},
+                               "pdiparams")
     extra = {n: params[n] for n in train_persist if n not in persist}
     structured = {**(train.structured if train else {}), **infer.structured}
     info = {"format": INFO_FORMAT, "version": 1, "feed": infer.feed_names, "fetch": infer.fetch_names,
@@ -369,13 +370,13 @@ def load(path: str, **configs) -> TranslatedLayer:
         raise invalid_argument(api, f"unsupported config(s) {sorted(configs)}.",
                                hint="pass the same path prefix jit.save got; the files are <path>.pdmodel.json, "
                                     "<path>.pdiparams.npz and <path>.pdinfo.json.")
-    meta = static_io._read_json(api, f"{path}.pdmodel.json")
+    meta = static_io.read_model_json(api, f"{path}.pdmodel.json")
     program = Program.from_dict(meta.get("program"))
-    arrays = static_io._read_npz(api, f"{path}.pdiparams.npz")
+    arrays = static_io.read_params_npz(api, f"{path}.pdiparams.npz")
     expected = meta.get("params", {})
     if not isinstance(expected, dict):
         raise invalid_argument(api, f"{path}.pdmodel.json: 'params' is malformed; the file is corrupted.")
-    static_io._check_params(api, expected, arrays, f"{path}.pdiparams.npz")
+    static_io.check_params(api, expected, arrays, f"{path}.pdiparams.npz")
     feeds, fetches = _names_in(api, program, meta, "feed"), _names_in(api, program, meta, "fetch")
     info = _read_info(api, path)
     persistables = info.get("persistables") or {}
@@ -408,7 +409,7 @@ def _read_info(api: str, path: str) -> dict:
     file = f"{path}.pdinfo.json"
     if not os.path.exists(file):
         return {}  # written by static.save_inference_model: no structured names, no training variant
-    return static_io._read_json(api, file, INFO_FORMAT, "a minipaddle jit sidecar")
+    return static_io.read_model_json(api, file, INFO_FORMAT, "a minipaddle jit sidecar")
 
 
 def _load_train(api: str, path: str, train: dict, values: dict) -> tuple[Program, list[str]]:
@@ -417,7 +418,7 @@ def _load_train(api: str, path: str, train: dict, values: dict) -> tuple[Program
     program = Program.from_dict(train["program"])
     extra = train.get("extra_params") or []
     if extra:
-        arrays = static_io._read_npz(api, f"{path}.pdtrain.npz")
+        arrays = static_io.read_params_npz(api, f"{path}.pdtrain.npz")
         for n in extra:
             if n not in arrays:
                 raise invalid_argument(api, f"{path}.pdtrain.npz has no array {n!r}; the files do not belong "

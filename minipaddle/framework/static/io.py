@@ -71,10 +71,10 @@ def save_inference_model(path_prefix: str, feed_vars, fetch_vars, executor: Exec
     pruned = prune(program, feed_names, fetch_names)
     persist = sorted({v.name for v in pruned.list_vars() if v.persistable})
     params = _scope_values(api, kwargs.get("scope") or global_scope(), persist)
-    _write(path_prefix, pruned, feed_names, fetch_names, params, "pdiparams")
+    write_model_files(path_prefix, pruned, feed_names, fetch_names, params, "pdiparams")
 
 
-def _write(path_prefix: str, program: Program, feeds: list, fetches: list, params: dict, kind: str) -> None:
+def write_model_files(path_prefix: str, program: Program, feeds: list, fetches: list, params: dict, kind: str) -> None:
     directory = os.path.dirname(path_prefix)
     if directory:
         os.makedirs(directory, exist_ok=True)
@@ -85,7 +85,7 @@ def _write(path_prefix: str, program: Program, feeds: list, fetches: list, param
     np.savez(f"{path_prefix}.{kind}.npz", **{n: np.ascontiguousarray(a) for n, a in params.items()})
 
 
-def _read_json(api: str, path: str, format: str = FORMAT, what: str = "a minipaddle model file") -> dict:  # noqa: A002
+def read_model_json(api: str, path: str, format: str = FORMAT, what: str = "a minipaddle model file") -> dict:  # noqa: A002
     """A JSON object whose "format" is `format`; a missing, corrupted or foreign file is a clear error."""
     if not os.path.exists(path):
         raise not_found(api, f"no model file {path!r}.", hint="pass the same path_prefix save_inference_model got.")
@@ -99,7 +99,7 @@ def _read_json(api: str, path: str, format: str = FORMAT, what: str = "a minipad
     return meta
 
 
-def _read_npz(api: str, path: str) -> dict:
+def read_params_npz(api: str, path: str) -> dict:
     if not os.path.exists(path):
         raise not_found(api, f"no parameter file {path!r}.")
     try:
@@ -110,7 +110,7 @@ def _read_npz(api: str, path: str) -> dict:
                                     "the file is corrupted or not written by minipaddle.") from None
 
 
-def _check_params(api: str, expected: dict, values: dict, path: str) -> None:
+def check_params(api: str, expected: dict, values: dict, path: str) -> None:
     for name, spec in expected.items():
         if name not in values:
             raise invalid_argument(api, f"{path!r} has no array {name!r}, which the model needs.",
@@ -125,10 +125,10 @@ def _check_params(api: str, expected: dict, values: dict, path: str) -> None:
 def load_inference_model(path_prefix: str, executor: Executor, **kwargs) -> list:
     """[program, feed_target_names, fetch_targets]; the parameters go into the global scope."""
     api = "load_inference_model"
-    meta = _read_json(api, f"{path_prefix}.pdmodel.json")
+    meta = read_model_json(api, f"{path_prefix}.pdmodel.json")
     program = Program.from_dict(meta.get("program"))
-    values = _read_npz(api, f"{path_prefix}.pdiparams.npz")
-    _check_params(api, meta.get("params", {}), values, f"{path_prefix}.pdiparams.npz")
+    values = read_params_npz(api, f"{path_prefix}.pdiparams.npz")
+    check_params(api, meta.get("params", {}), values, f"{path_prefix}.pdiparams.npz")
     scope = kwargs.get("scope") or global_scope()
     for name, value in values.items():
         scope._set(name, value)
@@ -152,16 +152,16 @@ def save(program: Program, model_path: str, protocol: int = 4, **configs) -> Non
     values = _scope_values(api, scope, sorted(persist))
     params = {n: a for n, a in values.items() if persist[n].is_parameter}
     opt = {n: a for n, a in values.items() if not persist[n].is_parameter}
-    _write(model_path, program, [], [], params, "pdparams")
+    write_model_files(model_path, program, [], [], params, "pdparams")
     np.savez(f"{model_path}.pdopt.npz", **opt)
 
 
 def load(program: Program, model_path: str, executor: Executor | None = None, var_list=None) -> None:
     """Load what `static.save` wrote into the global scope, checking names, shapes and dtypes."""
     api = "static.load"
-    values = _read_npz(api, f"{model_path}.pdparams.npz")
+    values = read_params_npz(api, f"{model_path}.pdparams.npz")
     if os.path.exists(f"{model_path}.pdopt.npz"):
-        values.update(_read_npz(api, f"{model_path}.pdopt.npz"))
+        values.update(read_params_npz(api, f"{model_path}.pdopt.npz"))
     wanted = {v.name: v for v in program.list_vars() if v.persistable}
     if var_list is not None:
         names = set(var_names(api, "var_list", var_list))
