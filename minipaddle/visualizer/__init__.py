@@ -12,19 +12,13 @@ Importing this package does not import numba; the first summary does.
 """
 from __future__ import annotations
 
-from . import builder as _builder
 from .builder import TraceBuilder
 from .dot import to_dot, to_svg
 from .graph import GraphView, backward_graph, combined_graph, forward_graph, graph_view, layer_graph
 from .html import save_html, to_html
-from .program import install as _install_program_handlers
 from .program import pass_diffs_section, program_to_dict, show_program
 from .summary import Summary, summarize
 from .trace import SCHEMA_PATH, SCHEMA_VERSION, Trace, dangling_references, load_schema
-
-# The recorder handles the static executor's and the passes' events with program.py's handlers
-# (registered here, once, since every import of visualizer.builder runs this package first).
-_install_program_handlers(_builder._HANDLERS)
 
 __all__ = ["SCHEMA_PATH", "SCHEMA_VERSION", "GraphView", "Summary", "Trace", "TraceBuilder", "backward_graph",
            "combined_graph", "dangling_references", "forward_graph", "graph_view", "layer_graph", "load_schema",

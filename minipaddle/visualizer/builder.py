@@ -37,6 +37,7 @@ from ..framework.autograd.node import AccumulateGrad
 from ..framework.parameter import Parameter
 from ..framework.registry import KernelKey, _preferred
 from .summary import json_number, jsonable, same_values, summarize
+from . import program as _program
 from .trace import build_document
 
 # What the byte budget counts: the recorder's memory, measured with tracemalloc on an MLP run
@@ -693,3 +694,6 @@ _HANDLERS = {
     "optimizer_update": TraceBuilder._on_optimizer_update,
     "autotune": TraceBuilder._on_autotune,
 }
+# static programs: the Executor's and the passes' events (program.py), and eager ops run inside a
+# static op kept out of the eager graph
+_program.install(_HANDLERS)

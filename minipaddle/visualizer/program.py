@@ -488,7 +488,7 @@ def _outside_static_runs(on_op):
 
 
 def install(handlers: dict) -> None:
-    """Add this module's handlers to a TraceBuilder's handler table (builder._HANDLERS)."""
+    """Add this module's handlers to a TraceBuilder's handler table (builder.py calls it once)."""
     for kind, fn in HANDLERS.items():
         handlers.setdefault(kind, fn)
     if "op" in handlers:
