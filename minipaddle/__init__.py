@@ -13,7 +13,7 @@ from .framework import Tensor, errors  # noqa: F401
 from .framework.autograd import (enable_grad, grad, is_grad_enabled, no_grad,  # noqa: F401
                                  set_grad_enabled)
 from .framework.creation import (arange, empty, empty_like, eye, full, full_like, linspace,  # noqa: F401
-                                 normal, ones, ones_like, rand, randint, randn, randperm, seed, shape, to_tensor,
+                                 normal, numel, ones, ones_like, rand, randint, randn, randperm, seed, shape, to_tensor,
                                  uniform, zeros, zeros_like)
 from .framework.dtype import (bool_ as bool, float16, float32, float64, get_default_dtype,  # noqa: F401,A004
                               int8, int16, int32, int64, set_default_dtype, uint8)

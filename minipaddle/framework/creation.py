@@ -120,6 +120,13 @@ def shape(input: Tensor) -> Tensor:  # noqa: A002 - Paddle's argument name
     return Tensor._wrap(np.array(input._data.shape, np.int32))
 
 
+def numel(x: Tensor, name=None) -> Tensor:
+    """`paddle.numel(x)`: how many elements x holds, as a 0-D int64 Tensor."""
+    if not isinstance(x, Tensor):
+        raise invalid_argument("numel", f"x must be a Tensor, got {type(x).__name__}.")
+    return x.numel()
+
+
 def _like(op: str, x, value, dtype) -> Tensor:
     if not isinstance(x, Tensor):
         raise invalid_argument(op, f"x must be a Tensor, got {type(x).__name__}.")
@@ -184,8 +191,8 @@ def full(shape, fill_value, dtype=None, name=None) -> Tensor:
         fill_value = fill_value.item()
     if not isinstance(fill_value, (Number, np.number)):
         raise invalid_argument("full", f"fill_value got {type(fill_value).__name__}, expected a number.")
-    fallback = _infer_np_dtype(fill_value) if dtype is None and not isinstance(fill_value, np.number) else None
-    d = _dtype(dtype, fallback or default_float())
+    # Paddle: a bool fill gives bool; any other number the default float (full([2], 10) is float32)
+    d = _dtype(dtype, np.dtype(bool) if isinstance(fill_value, (bool, np.bool_)) else default_float())
     if _static_shape(shape):
         return _full_static("full", shape, fill_value, d)
     return Tensor._wrap(np.full(_shape("full", shape), fill_value, d))

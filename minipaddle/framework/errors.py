@@ -14,6 +14,10 @@ class InvalidArgument(MinipaddleError, ValueError):
     """An argument has the wrong shape, dtype, value or type."""
 
 
+class InvalidType(MinipaddleError, TypeError):
+    """Two arguments' dtypes do not combine, e.g. float32 + int64 (Paddle's InvalidType)."""
+
+
 class Unimplemented(MinipaddleError, NotImplementedError):
     """The combination asked for exists in Paddle but not (yet) here, e.g. a missing kernel."""
 
@@ -39,6 +43,10 @@ def _format(kind: str, op: str, message: str, hint: str | None) -> str:
 def invalid_argument(op: str, message: str, hint: str | None = None) -> InvalidArgument:
     """`raise invalid_argument("matmul", "x's last dim (3) must equal y's first dim (4).")`"""
     return InvalidArgument(_format("InvalidArgument", op, message, hint))
+
+
+def invalid_type(op: str, message: str, hint: str | None = None) -> InvalidType:
+    return InvalidType(_format("InvalidType", op, message, hint))
 
 
 def unimplemented(op: str, message: str, hint: str | None = None) -> Unimplemented:

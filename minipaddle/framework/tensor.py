@@ -68,8 +68,9 @@ class Tensor:
     def size(self) -> int:
         return int(self._data.size)
 
-    def numel(self) -> int:
-        return int(self._data.size)
+    def numel(self) -> "Tensor":
+        """The number of elements, as Paddle gives it: a 0-D int64 Tensor (`int(x.numel())` for a Python int)."""
+        return Tensor._wrap(np.array(self._data.size, np.int64))
 
     def __len__(self) -> int:
         if self._data.ndim == 0:

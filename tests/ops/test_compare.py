@@ -63,7 +63,13 @@ def test_int_and_float_operands_compare_after_promotion():
     i = paddle.to_tensor([1, 2, 3])
     assert (i == 2.0).numpy().tolist() == [False, True, False]
     assert (i < 2.5).numpy().tolist() == [True, True, False]
-    assert paddle.equal(i, paddle.to_tensor([1.0, 2.5, 3.0])).numpy().tolist() == [True, False, True]
+    assert paddle.equal(i, paddle.to_tensor(2.0)).numpy().tolist() == [False, True, False]  # 0-D: a scalar
+
+
+def test_int_and_float_tensors_do_not_compare_as_in_paddle():
+    i = paddle.to_tensor([1, 2, 3])
+    with pytest.raises(TypeError, match="equal: x has dtype int64 and y has dtype float32"):
+        paddle.equal(i, paddle.to_tensor([1.0, 2.5, 3.0]))
 
 
 def test_comparison_operators_on_float_tensors():

@@ -12,7 +12,7 @@ from numbers import Number
 import numpy as np
 
 from ..dtype import convert_dtype, default_float
-from ..errors import invalid_argument
+from ..errors import invalid_argument, invalid_type
 from ..registry import MetaTensor
 from ..tensor import Tensor
 
@@ -41,15 +41,32 @@ def scalar_tensor(value, like: np.dtype) -> Tensor:
     return Tensor._wrap(np.array(value, dtype=dtype))
 
 
-def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
-    """Paddle's promotion for two tensors: the wider float wins; int with float gives the float."""
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2}   # bool < int < float
+
+
+def promote_types(op: str, a: np.dtype, b: np.dtype, a_is_0d: bool = False, b_is_0d: bool = False) -> np.dtype:
+    """The dtype two tensors of different dtypes compute in, by Paddle 3's type promotion.
+
+    - float with float: the wider float (float16 + float32 -> float32);
+    - a 0-D tensor with a tensor of more dims acts like a Python scalar: the tensor's dtype wins,
+      unless the 0-D one is of a higher kind (int64 tensor + 0-D float32 -> float32);
+    - two 0-D tensors: the higher kind, the wider dtype;
+    - anything else (float32 + int64, float32 + bool, int32 + int64) is a TypeError in Paddle,
+      so it is one here: mixing them silently hides a bug more often than it helps.
+    """
     if a == b:
         return a
-    if a.kind == "f" and b.kind != "f":
-        return a
-    if b.kind == "f" and a.kind != "f":
-        return b
-    return np.promote_types(a, b)
+    rank_a, rank_b = _KIND_RANK.get(a.kind, 1), _KIND_RANK.get(b.kind, 1)
+    if a_is_0d != b_is_0d:   # the 0-D one is a scalar: it decides only when it is of a higher kind
+        scalar, scalar_rank, tensor, tensor_rank = (a, rank_a, b, rank_b) if a_is_0d else (b, rank_b, a, rank_a)
+        return scalar if scalar_rank > tensor_rank else tensor
+    if a_is_0d or a.kind == b.kind == "f":
+        if rank_a != rank_b:
+            return a if rank_a > rank_b else b
+        return np.promote_types(a, b)
+    raise invalid_type(op, f"x has dtype {a} and y has dtype {b}; Paddle promotes only between floating-point "
+                           "dtypes (a 0-D tensor or a Python number combines with any dtype).",
+                       hint=f"cast one of them first, e.g. y.astype('{a}') or x.astype('{b}').")
 
 
 def binary_operands(op: str, x, y) -> tuple[Tensor, Tensor]:
@@ -71,7 +88,7 @@ def binary_operands(op: str, x, y) -> tuple[Tensor, Tensor]:
     dx, dy = x._data.dtype, y._data.dtype
     if dx != dy:
         from .elementwise import cast
-        target = promote_types(dx, dy)
+        target = promote_types(op, dx, dy, len(x._data.shape) == 0, len(y._data.shape) == 0)
         if dx != target:
             x = cast(x, target)
         if dy != target:
