@@ -35,9 +35,9 @@ function nodeLine(n: VNode): string {
 export function toDot(view: GraphView): string {
   const out: string[] = [
     'digraph trace {',
-    '  graph [rankdir=TB, fontname="Helvetica", fontsize=10, nodesep=0.25, ranksep=0.35, bgcolor=transparent];',
-    '  node [fontname="Helvetica", fontsize=10, height=0.3, margin="0.08,0.03", fillcolor=white];',
-    '  edge [fontname="Helvetica", fontsize=8, arrowsize=0.6];'
+    '  graph [rankdir=TB, fontname="Helvetica", fontsize=11, nodesep=0.25, ranksep=0.35, bgcolor=transparent];',
+    '  node [fontname="Helvetica", fontsize=11, height=0.3, margin="0.08,0.03", fillcolor=white];',
+    '  edge [fontname="Helvetica", fontsize=10, arrowsize=0.6];'
   ];
   const byCluster = new Map<string | null, VNode[]>();
   for (const n of view.nodes) {
@@ -56,7 +56,7 @@ export function toDot(view: GraphView): string {
   const emit = (cluster: string | null, indent: string) => {
     for (const c of kids.get(cluster) ?? []) {
       out.push(`${indent}subgraph ${quote('cluster_' + c.id)} {`);
-      out.push(`${indent}  label=${quote(c.label)}; class=${quote('mp-cluster-' + c.kind)}; style="rounded,dashed"; fontsize=9;`);
+      out.push(`${indent}  label=${quote(c.label)}; class=${quote('mp-cluster-' + c.kind)}; style="rounded,dashed"; fontsize=11;`);
       emit(c.id, indent + '  ');
       out.push(`${indent}}`);
     }

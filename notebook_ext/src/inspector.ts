@@ -24,6 +24,24 @@ import { clip, DiffMarks, programNode, shapeOf, summaryAt, varKind } from './pro
 import { blockPath, declaringBlock, programOpId } from './steps';
 import { duration, el, heatmapSvg, histogramSvg, num, summaryLine, summaryText } from './format';
 import { VNode, shapeText } from './views';
+import { sourceText, tensorName } from './names';
+import { lineChart } from './charts';
+
+/** Why a state has no values, in plain words. */
+const OMITTED: Record<string, string> = {
+  mode: 'values not kept: the trace keeps summaries only (--values none; --values all keeps them)',
+  size: 'values not kept: the tensor is bigger than the values limit (--values all keeps them)',
+  budget: "values not kept: the trace's byte budget ran out (--max-bytes)"
+};
+
+/** "step 12" as the toolbar counts (from 1, in the order steps ran), for doc step index `index`. */
+function stepText(idx: TraceIndex, index: number): string {
+  const pos = idx.positionOf.get(index);
+  return pos === undefined ? `step ${index + 1}` : `step ${pos + 1}`;
+}
+
+/** A gradient that does not exist yet at the current step. */
+const NOT_YET = 'not yet';
 
 function row(table: HTMLElement, key: string, value: string | Node): void {
   const tr = el('tr');
@@ -39,6 +57,10 @@ function row(table: HTMLElement, key: string, value: string | Node): void {
 function stateView(idx: TraceIndex, title: string, sid: string | null | undefined): HTMLElement {
   const box = el('div', 'mp-state');
   box.appendChild(el('div', 'mp-state-title', title));
+  if (sid === NOT_YET) {
+    box.appendChild(el('div', 'mp-muted', 'not computed yet at this step: the backward pass makes it later'));
+    return box;
+  }
   const s = sid ? idx.states.get(sid) : undefined;
   if (!s) {
     box.appendChild(el('div', 'mp-muted', sid === undefined ? 'not recorded' : 'none'));
@@ -53,18 +75,19 @@ function stateView(idx: TraceIndex, title: string, sid: string | null | undefine
     const map = heatmapSvg(s.values, t.shape);
     if (map) box.appendChild(map);
   } else if (s.values_omitted) {
-    box.appendChild(el('div', 'mp-muted', `values not kept (${s.values_omitted})`));
+    box.appendChild(el('div', 'mp-muted', OMITTED[s.values_omitted] ?? `values not kept (${s.values_omitted})`));
   }
   return box;
 }
 
 function tensorHead(idx: TraceIndex, t: TensorRec | undefined, tid: string, role?: string): string {
-  const name = t?.name ? `${t.name} (${tid})` : tid;
+  const name = t ? tensorName(t, tid) : tid;
   return `${role ? role + ' ' : ''}${name} · ${shapeText(idx, tid) || '?'}${t && t.dtype === 'float32' ? ' float32' : ''} · ${t?.role ?? 'unknown'}`;
 }
 
 /** A tensor's value and gradient side by side. */
 function tensorPair(idx: TraceIndex, tid: string, sid: string | null | undefined, gradSid: string | null | undefined, role: string): HTMLElement {
+  // gradSid: a state id, null (no gradient flowed), NOT_YET, or undefined (no gradient column)
   const t = idx.tensors.get(tid);
   const box = el('div', 'mp-tensor');
   box.dataset.tensorId = tid;
@@ -88,22 +111,31 @@ export function stateAt(idx: TraceIndex, tid: string, step: number): State | und
   return idx.states.get(best);
 }
 
-function opInspector(idx: TraceIndex, n: OpNode, out: HTMLElement): void {
+/** The state of `tid` at doc step `step`, or undefined when it did not exist yet (a gradient before backward). */
+export function stateIfExists(idx: TraceIndex, tid: string, step: number): State | undefined {
+  const s = stateAt(idx, tid, step);
+  return s && s.step <= step ? s : undefined;
+}
+
+function opInspector(idx: TraceIndex, n: OpNode, out: HTMLElement, step: number): void {
   const table = el('table', 'mp-props');
   row(table, 'op', n.op);
   row(table, 'layer', n.layer ?? '(top level)');
-  row(table, 'step', String(n.step));
+  row(table, 'step', stepText(idx, n.step));
   row(table, 'kernel', `${n.kernel.name} (${n.kernel.backend}, ${n.kernel.dtype})`);
   const why = n.kernel.tuning ? 'chosen by the autotuner for this shape class' : { only: 'the only kernel for this op and dtype', priority: 'the highest priority of the candidates', preferred: 'chosen by the autotuner or set_preferred_kernel' }[n.kernel.reason] ?? n.kernel.reason;
   row(table, 'why', `${why}; candidates: ${n.kernel.candidates.join(', ')}`);
   row(table, 'time', duration(n.end_ns - n.start_ns));
   if (n.kernel.tuning) row(table, 'autotune', autotuneTable(n.kernel.tuning));
   if (Object.keys(n.attrs).length) row(table, 'attrs', el('code', undefined, JSON.stringify(n.attrs)));
-  if (n.nan_inf) row(table, 'NaN/Inf', n.first_nan_inf ? `${n.nan_inf} here (the first in the trace)` : n.nan_inf);
+  if (typeof n.saturation === 'number') row(table, n.op === 'relu' ? 'dead outputs' : 'saturated outputs', `${(n.saturation * 100).toFixed(1)}%`);
+  if (n.nan_inf) row(table, 'NaN/Inf', n.first_nan_inf ? `${n.nan_inf} here (the first in the trace)` : `${n.nan_inf} from an input`);
   out.appendChild(table);
   const back = n.grad_node ? idx.backwardStepOf.get(n.grad_node) : undefined;
-  const gradsIn = back && back.kind === 'backward_step' ? back.grads_in : undefined;
-  const gradsOut = back && back.kind === 'backward_step' ? back.grads_out : undefined;
+  const ran = back !== undefined && back.kind === 'backward_step' && back.index <= step;
+  const notYet = (k: number) => (back && back.kind === 'backward_step' && !ran ? NOT_YET : undefined);
+  const gradsIn = back && back.kind === 'backward_step' ? (ran ? back.grads_in : back.grads_in.map((_, k) => notYet(k))) : undefined;
+  const gradsOut = back && back.kind === 'backward_step' ? (ran ? back.grads_out : back.grads_out.map((_, k) => notYet(k))) : undefined;
   n.inputs.forEach((tid, k) => out.appendChild(tensorPair(idx, tid, n.input_states[k], gradsOut ? gradsOut[k] ?? null : undefined, `in ${k}`)));
   n.outputs.forEach((tid, k) => out.appendChild(tensorPair(idx, tid, n.output_states[k], gradsIn ? gradsIn[k] ?? null : undefined, `out ${k}`)));
 }
@@ -134,49 +166,82 @@ export function autotuneTable(t: KernelTuning): HTMLElement {
   return box;
 }
 
-function gradInspector(idx: TraceIndex, g: GradNode, out: HTMLElement): void {
+/** The run of grad node `g` that the current doc step `step` sees: its latest at or before it, else its first. */
+function gradStepAt(idx: TraceIndex, g: GradNode, step: number) {
+  const runs = idx.backwardStepsOf.get(g.id) ?? [];
+  let best = runs[0];
+  for (const r of runs) if (r.index <= step) best = r;
+  return best;
+}
+
+function gradInspector(idx: TraceIndex, g: GradNode, out: HTMLElement, step: number): void {
   const table = el('table', 'mp-props');
   const fwd = g.forward_node ? idx.nodes.get(g.forward_node) : undefined;
   row(table, 'op', g.name);
   row(table, 'kind', g.kind === 'accumulate' ? 'accumulate: adds into a leaf\'s .grad' : 'gradient rule of ' + (g.op ?? '?'));
   row(table, 'layer', (fwd ? fwd.layer : idx.consumerLayer(g.tensor)) ?? '(top level)');
   if (fwd) row(table, 'forward op', `${fwd.op} (${fwd.id})`);
-  const s = idx.backwardStepOf.get(g.id);
+  const s = gradStepAt(idx, g, step);
+  const notYet = s !== undefined && s.index > step;
   if (s && s.kind === 'backward_step') {
+    row(table, 'runs at', `${stepText(idx, s.index)}${notYet ? ' (not yet: this is still before it)' : ''}`);
     row(table, 'kernel', s.ops.length ? s.ops.map(o => `${o.op}: ${o.kernel} ${duration(o.duration_ns)}`).join('; ') : '(no ops)');
     row(table, 'time', duration(s.end_ns - s.start_ns));
-    row(table, 'pass', String(s.pass));
+    row(table, 'backward pass', `${s.pass} (the ${ordinal(s.pass)} backward() call of this trace)`);
     for (const o of s.ops) if (o.tuning) row(table, `autotune ${o.op}`, autotuneTable(o.tuning));
   } else row(table, 'ran', g.outside ? 'made before the trace' : 'not in this trace');
   out.appendChild(table);
   if (!s || s.kind !== 'backward_step') return;
+  const grad = (sid: string | null) => (notYet ? NOT_YET : sid);
   if (g.kind === 'accumulate' && g.tensor) {
-    out.appendChild(tensorPair(idx, g.tensor, stateAt(idx, g.tensor, s.index)?.id, s.grads_out[0] ?? null, 'leaf'));
+    out.appendChild(tensorPair(idx, g.tensor, stateAt(idx, g.tensor, Math.min(step, s.index))?.id, grad(s.grads_out[0] ?? null), 'leaf'));
     return;
   }
-  s.grads_in.forEach((sid, k) => out.appendChild(tensorPair(idx, fwd?.outputs[k] ?? `out ${k}`, fwd ? fwd.output_states[k] : undefined, sid, `grad in ${k}:`)));
-  s.grads_out.forEach((sid, k) => out.appendChild(tensorPair(idx, fwd?.inputs[k] ?? `in ${k}`, fwd ? fwd.input_states[k] : undefined, sid, `grad out ${k}:`)));
+  s.grads_in.forEach((sid, k) => out.appendChild(tensorPair(idx, fwd?.outputs[k] ?? `out ${k}`, fwd ? fwd.output_states[k] : undefined, grad(sid), `grad in ${k}:`)));
+  s.grads_out.forEach((sid, k) => out.appendChild(tensorPair(idx, fwd?.inputs[k] ?? `in ${k}`, fwd ? fwd.input_states[k] : undefined, grad(sid), `grad out ${k}:`)));
 }
 
+function ordinal(n: number): string {
+  const s = ['th', 'st', 'nd', 'rd'];
+  const v = n % 100;
+  return n + (s[(v - 20) % 10] || s[v] || s[0]);
+}
+
+/** A tensor (a weight, an input, an output) at doc step `step`: its value then, its gradient if one exists
+ * by then, and for a weight its latest optimizer update at or before the step, with the history of all. */
 function tensorInspector(idx: TraceIndex, tid: string, step: number, out: HTMLElement): void {
   const t = idx.tensors.get(tid);
   const table = el('table', 'mp-props');
-  row(table, 'op', t?.role === 'parameter' ? 'parameter' : (t?.role ?? 'tensor'));
-  row(table, 'tensor', t?.name ? `${t.name} (${tid})` : tid);
+  row(table, 'op', t?.role === 'parameter' ? 'parameter (a weight the optimizer trains)' : (t?.role ?? 'tensor'));
+  row(table, 'tensor', t ? tensorName(t, tid) : tid);
+  if (t?.structured_name) row(table, 'state_dict key', t.structured_name);
+  if (t?.name) row(table, 'Paddle name', t.name);
   row(table, 'layer', idx.consumerLayer(tid) ?? '(top level)');
   row(table, 'shape', shapeText(idx, tid) + (t ? ` ${t.dtype}` : ''));
   out.appendChild(table);
-  const grad = t?.grad ? stateAt(idx, t.grad, step) : undefined;
-  out.appendChild(tensorPair(idx, tid, stateAt(idx, tid, step)?.id, t?.grad ? grad?.id ?? null : undefined, ''));
-  for (const u of idx.doc.optimizer_updates.filter(u => u.param === tid)) {
-    const upd = el('table', 'mp-props mp-update');
-    row(upd, 'update', `${u.optimizer} (${u.id}, step ${u.step})`);
+  const grad = t?.grad ? stateIfExists(idx, t.grad, step) : undefined;
+  out.appendChild(tensorPair(idx, tid, stateAt(idx, tid, step)?.id, t?.grad ? (grad?.id ?? NOT_YET) : undefined, ''));
+  const updates = idx.doc.optimizer_updates.filter(u => u.param === tid);
+  if (!updates.length) return;
+  const done = updates.filter(u => u.step <= step);
+  const u = done[done.length - 1];
+  const upd = el('table', 'mp-props mp-update');
+  upd.dataset.testid = 'mp-latest-update';
+  if (u) {
+    row(upd, 'latest update', `${u.optimizer} at ${stepText(idx, u.step)} (${done.length} of ${updates.length})`);
     row(upd, 'lr', num(u.lr));
     row(upd, 'grad norm', num(u.grad_norm));
     row(upd, 'update norm', num(u.update_norm));
-    out.appendChild(upd);
-    const after = idx.doc.steps.find(s => s.kind === 'optimizer_update' && s.update === u.id);
-    if (after && after.states[0]) out.appendChild(stateView(idx, 'value after the update', after.states[0]));
+  } else row(upd, 'latest update', `none yet at this step (${updates.length} later)`);
+  out.appendChild(upd);
+  if (updates.length > 1) {
+    const hist = el('div', 'mp-update-history');
+    hist.dataset.testid = 'mp-update-history';
+    hist.appendChild(el('div', 'mp-state-title', 'update norm, every update (log scale; the line is now)'));
+    const values = updates.map(x => (typeof x.update_norm === 'number' ? x.update_norm : null));
+    hist.appendChild(lineChart([{ values, cls: 'mp-line-ratio', label: 'update norm' }],
+      { width: 200, height: 40, log: true, current: done.length ? done.length - 1 : null }));
+    out.appendChild(hist);
   }
 }
 
@@ -187,11 +252,12 @@ export function renderInspector(idx: TraceIndex, node: VNode | null, step: numbe
     out.appendChild(el('div', 'mp-muted', 'Click a node, or step, to inspect it.'));
     return;
   }
-  out.appendChild(el('div', 'mp-inspector-title', `${node.label} · ${node.id}`));
+  const t = idx.tensors.get(node.id);
+  out.appendChild(el('div', 'mp-inspector-title', t ? tensorName(t, node.label) : node.label));
   const op = idx.nodes.get(node.id);
   const g = idx.gradNodes.get(node.id);
-  if (op) opInspector(idx, op, out);
-  else if (g) gradInspector(idx, g, out);
+  if (op) opInspector(idx, op, out, step);
+  else if (g) gradInspector(idx, g, out, step);
   else if (idx.tensors.has(node.id)) tensorInspector(idx, node.id, step, out);
   else {
     const table = el('table', 'mp-props');
@@ -248,7 +314,7 @@ function summaryBox(title: string, t: TensorSummary | null): HTMLElement {
   if (s.histogram) box.appendChild(histogramSvg(s.histogram));
   const map = t.values ? heatmapSvg(t.values, t.shape) : null;
   if (map) box.appendChild(map);
-  else if (t.values_omitted) box.appendChild(el('div', 'mp-muted', `values not kept (${t.values_omitted})`));
+  else if (t.values_omitted) box.appendChild(el('div', 'mp-muted', OMITTED[t.values_omitted] ?? `values not kept (${t.values_omitted})`));
   return box;
 }
 
@@ -277,7 +343,7 @@ function programOpInspector(ctx: ProgramInspection, op: ProgramOp, block: number
   row(table, 'outputs', el('code', 'mp-slots', slot(op.outputs) || '–'));
   for (const [k, value] of Object.entries(op.attrs)) row(table, k, attrValue(value));
   if (op.sub_blocks.length) row(table, 'sub-blocks', op.sub_blocks.map(b => `block ${b}`).join(', '));
-  if (op.source) row(table, 'source', el('code', undefined, `${op.source.file}:${op.source.line}  ${op.source.code}`));
+  if (op.source) row(table, 'source', el('code', undefined, `${sourceText(op.source)}  ${op.source.code}`));
   const replaced = ctx.marks?.replaced.get(id);
   if (replaced) row(table, 'replaces', replaced.map(r => `${r.type} (op ${r.index}${r.block ? `, block ${r.block}` : ''})`).join(', '));
   const fused = diff?.fused.find(f => programOpId(diff.after, f.into.block, f.into.index) === id);

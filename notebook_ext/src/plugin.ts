@@ -26,14 +26,14 @@ export function latestTrace(panel: NotebookPanel | null): { data: unknown; html:
     for (let j = 0; j < outputs.length; j++) {
       const data = outputs.get(j).data;
       if (!(MIME_TYPE in data) || count < bestCount) continue;
-      const doc = data[MIME_TYPE] as Record<string, unknown>;
+      const raw = data[MIME_TYPE];
       const html = data['text/html'];
       bestCount = count;
-      best = {
-        data: doc,
-        html: typeof html === 'string' ? html : null,
-        key: `${cell.id}:${j}:${String(doc?.['created_at'])}:${String((doc?.['steps'] as unknown[] | undefined)?.length)}`
-      };
+      // the key says whether the output changed: a text document by its length and head, an object by its fields
+      const doc = typeof raw === 'string' ? null : (raw as Record<string, unknown>);
+      const key = typeof raw === 'string' ? `${raw.length}:${raw.slice(0, 200)}`
+        : `${String(doc?.['created_at'])}:${String((doc?.['steps'] as unknown[] | undefined)?.length)}`;
+      best = { data: raw, html: typeof html === 'string' ? html : null, key: `${cell.id}:${j}:${key}` };
     }
   }
   return best;

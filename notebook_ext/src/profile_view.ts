@@ -36,8 +36,11 @@ const MIN_PX = 2;
 const DEFAULT_WIDTH = 900;
 const ZOOM_STEP = 2;
 
-/** Draw `profile` into `host`; a click on a span that names a graph node calls `selectNode(nodeId)`. */
-export function renderProfileView(host: HTMLElement, profile: ProfileSection, selectNode: (nodeId: string) => void): void {
+/** Draw `profile` into `host`; a click on a span that names a graph node calls `selectNode(nodeId)` when a
+ * graph was recorded beside the profile (`%paddle_profile -g`); without one (null) it only shows the span's details. */
+export type NodePicker = ((nodeId: string) => void) | null;
+
+export function renderProfileView(host: HTMLElement, profile: ProfileSection, selectNode: NodePicker): void {
   host.textContent = '';
   host.appendChild(new ProfileView(profile, selectNode).node);
 }
@@ -69,7 +72,7 @@ export class ProfileView {
   readonly timeline: Timeline | null = null;
   readonly table: OpTable | null = null;
 
-  constructor(readonly profile: ProfileSection, selectNode: (nodeId: string) => void) {
+  constructor(readonly profile: ProfileSection, selectNode: NodePicker) {
     this.node = el('div', 'mp-profile-view');
     this.node.dataset.testid = 'mp-profile-view';
     if (!profile || !Array.isArray(profile.spans) || !Array.isArray(profile.ops)) {
@@ -78,11 +81,12 @@ export class ProfileView {
       return;
     }
     this.node.appendChild(this.header());
+    // the operator table first: "which op took the time" is the first question a profile answers
     this.timeline = new Timeline(profile, selectNode);
-    this.node.appendChild(this.timeline.node);
     this.table = new OpTable(profile, name => this.timeline!.setHighlight(name));
     this.timeline.onSpan = span => this.table!.markSpanOp(span?.name ?? null);
     this.node.append(el('h4', 'mp-profile-title', 'Operators'), this.table.node);
+    this.node.append(el('h4', 'mp-profile-title', 'Timeline'), this.timeline.node);
     this.node.append(el('h4', 'mp-profile-title', 'Model'), phasesTable(profile));
   }
 
@@ -133,7 +137,7 @@ export class Timeline {
   private dragged = false;
   private frame = 0;
 
-  constructor(readonly profile: ProfileSection, private selectNode: (nodeId: string) => void) {
+  constructor(readonly profile: ProfileSection, private selectNode: NodePicker) {
     this.lanes = packLanes(profile.spans);
     this.scale = new TimeScale(profile.duration_ns, DEFAULT_WIDTH - LABEL_W);
     this.node = el('div', 'mp-timeline');
@@ -148,7 +152,8 @@ export class Timeline {
     this.tip.dataset.testid = 'mp-timeline-tooltip';
     this.tip.hidden = true;
     this.detail = this.node.appendChild(el('div', 'mp-timeline-detail',
-      'Click a span to select its node in the graph; click an operator below to highlight its spans.'));
+      selectNode ? 'Click a span to see it and select its node in the graph; click an operator above to highlight its spans.'
+        : 'Click a span to see what it is; click an operator above to highlight its spans.'));
     this.detail.dataset.testid = 'mp-timeline-detail';
     if (profile.memory) {
       const m = profile.memory;
@@ -356,14 +361,14 @@ export class Timeline {
     this.draw();
     this.onSpan(i === null ? null : this.profile.spans[i]);
     if (i === null) {
-      this.detail.textContent = 'Click a span to select its node in the graph.';
+      this.detail.textContent = this.selectNode ? 'Click a span to see it and select its node in the graph.' : 'Click a span to see what it is.';
       return;
     }
     const s = this.profile.spans[i];
-    const target = spanTarget(s);
+    const target = this.selectNode ? spanTarget(s) : null;
     this.detail.textContent = describe(s).join(' · ')
-      + (target ? ` · graph node ${target}` : ' · (no graph node for this span)');
-    if (target) this.selectNode(target);
+      + (target ? ` · graph node ${target}` : this.selectNode ? ' · (no graph node for this span)' : '');
+    if (target && this.selectNode) this.selectNode(target);
   }
 
   /** Highlight the spans of operator `name` (null: none); says how many there are. */

@@ -124,9 +124,9 @@ export function programGraph(program: ProgramDoc, budget = PROGRAM_BUDGET): Prog
   }
   const out = [
     'digraph program {',
-    '  graph [rankdir=TB, compound=true, fontname="Helvetica", fontsize=10, nodesep=0.25, ranksep=0.3, bgcolor=transparent];',
-    '  node [fontname="Helvetica", fontsize=10, height=0.3, margin="0.08,0.03", fillcolor=white];',
-    '  edge [fontname="Helvetica", fontsize=8, arrowsize=0.6];'
+    '  graph [rankdir=TB, compound=true, fontname="Helvetica", fontsize=11, nodesep=0.25, ranksep=0.3, bgcolor=transparent];',
+    '  node [fontname="Helvetica", fontsize=11, height=0.3, margin="0.08,0.03", fillcolor=white];',
+    '  edge [fontname="Helvetica", fontsize=10, arrowsize=0.6];'
   ];
   const kids = new Map<number, number[]>();
   for (const b of program.blocks) if (b.idx > 0) kids.set(b.parent, [...(kids.get(b.parent) ?? []), b.idx]);
@@ -138,7 +138,7 @@ export function programGraph(program: ProgramDoc, budget = PROGRAM_BUDGET): Prog
       const owner = ownerOf(program, c);
       const label = `block ${c}` + (owner ? ` · ${owner.op.type} (op ${owner.op.index})` + (owner.op.sub_blocks.length > 1 ? ` #${owner.slot}` : '') : '');
       out.push(`${indent}subgraph ${quote(`cluster_${pid}:b${c}`)} {`);
-      out.push(`${indent}  label=${quote(label)}; class="mp-cluster-block"; style="rounded,dashed"; fontsize=9;`);
+      out.push(`${indent}  label=${quote(label)}; class="mp-cluster-block"; style="rounded,dashed"; fontsize=11;`);
       emit(c, indent + '  ', seen);
       out.push(`${indent}}`);
     }

@@ -13,6 +13,7 @@ export interface Rendered {
 }
 
 export function renderTrace(data: unknown, fallbackHtml: string | null, options: TraceViewOptions = {}): Rendered {
+  data = parseDocument(data);
   const check = checkDocument(data);
   if (check.ok) {
     try {
@@ -23,6 +24,17 @@ export function renderTrace(data: unknown, fallbackHtml: string | null, options:
     }
   }
   return { node: errorNode(data, check.message, fallbackHtml), view: null };
+}
+
+/** The document itself: the bundle carries it as compact JSON text (a string keeps a saved notebook
+ * small: nbformat would pretty-print an object line by line); older outputs carry the object. */
+export function parseDocument(data: unknown): unknown {
+  if (typeof data !== 'string') return data;
+  try {
+    return JSON.parse(data);
+  } catch {
+    return data; // checkDocument says it is not a trace document
+  }
 }
 
 function errorNode(data: unknown, message: string, fallbackHtml: string | null): HTMLElement {

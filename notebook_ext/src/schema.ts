@@ -49,6 +49,8 @@ export interface TensorRec {
   grad_of: string | null;
   grad: string | null;
   states: string[];
+  /** schema 1.2: a parameter's state_dict key in the model ("0.weight", "fc1.bias") */
+  structured_name?: string | null;
 }
 
 export interface State {
@@ -112,6 +114,8 @@ export interface OpNode {
   nan_inf: null | 'produced' | 'propagated';
   first_nan_inf: boolean;
   step: number;
+  /** schema 1.2: tanh/sigmoid saturated or relu dead fraction of the output */
+  saturation?: number | null;
 }
 
 export interface ForwardEdge {
@@ -204,6 +208,7 @@ export interface OptimizerUpdate {
   lr: Num | null;
   grad_norm: Num | null;
   update_norm: Num | null;
+  structured_name?: string | null;
 }
 
 // ---- static Programs (the programs / pass_diffs / program_runs sections; /tmp spec "program_doc") ----
@@ -222,6 +227,8 @@ export interface SourceRef {
   file: string;
   line: number;
   code: string;
+  /** schema 1.2: the notebook cell's execution count when the file is an IPython cell */
+  cell?: number | null;
 }
 
 export interface ProgramOp {
@@ -311,6 +318,46 @@ export interface ProgramRun {
   fetch: Record<string, TensorSummary>;
 }
 
+/** One training iteration (schema 1.2): steps first_step..last_step (doc step indices, inclusive). */
+export interface Iteration {
+  index: number;
+  first_step: number;
+  last_step: number;
+  structure: number;
+  loss: number | null;
+  grad_norm: number | null;
+  update_ratio: number | null;
+}
+
+/** Per-layer activation statistics across iterations (one entry per iteration, null where unknown). */
+export interface HealthLayer {
+  path: string;
+  name: string;
+  kind: string | null;
+  activation: string | null;
+  node: (string | null)[];
+  act_mean: (number | null)[];
+  act_std: (number | null)[];
+  saturated: (number | null)[] | null;
+  grad_std: (number | null)[];
+}
+
+/** Per-parameter gradient and update statistics across iterations. */
+export interface HealthParam {
+  tensor: string | null;
+  name: string | null;
+  paddle_name: string | null;
+  layer: string | null;
+  grad_norm: (number | null)[];
+  weight_norm: (number | null)[];
+  update_ratio: (number | null)[];
+}
+
+export interface Health {
+  layers: HealthLayer[];
+  params: HealthParam[];
+}
+
 export interface TraceDocument {
   format: string;
   schema_version: string;
@@ -332,6 +379,9 @@ export interface TraceDocument {
   steps: Step[];
   optimizer_updates: OptimizerUpdate[];
   nan_inf: { first: unknown; count: number; occurrences: unknown[] };
+  /** schema 1.2: the run's iterations and per-layer training health (absent without backward/updates) */
+  iterations?: Iteration[];
+  health?: Health;
   programs?: ProgramDoc[];
   pass_diffs?: PassDiff[];
   program_runs?: ProgramRun[];

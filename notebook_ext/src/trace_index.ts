@@ -37,12 +37,17 @@ export class TraceIndex {
   readonly updates = new Map<string, OptimizerUpdate>();
   /** grad node id -> its first backward step */
   readonly backwardStepOf = new Map<string, Step>();
+  /** grad node id -> all its backward steps (an accumulate node of a weight runs once per iteration) */
+  readonly backwardStepsOf = new Map<string, Step[]>();
   /** tensor id -> op node ids consuming it */
   readonly consumers = new Map<string, string[]>();
   readonly steps: StepInfo[];
+  /** doc step index (steps[*].index) -> place in doc.steps: they differ once the ring buffer dropped steps */
+  readonly positionOf = new Map<number, number>();
 
   constructor(doc: TraceDocument) {
     this.doc = doc;
+    doc.steps.forEach((s, i) => this.positionOf.set(s.index, i));
     for (const t of doc.tensors) this.tensors.set(t.id, t);
     for (const s of doc.states) this.states.set(s.id, s);
     for (const n of doc.graph.forward.nodes) this.nodes.set(n.id, n);
@@ -55,7 +60,11 @@ export class TraceIndex {
       this.consumers.set(e.tensor, list);
     }
     for (const s of doc.steps) {
-      if (s.kind === 'backward_step' && !this.backwardStepOf.has(s.node)) this.backwardStepOf.set(s.node, s);
+      if (s.kind !== 'backward_step') continue;
+      if (!this.backwardStepOf.has(s.node)) this.backwardStepOf.set(s.node, s);
+      const list = this.backwardStepsOf.get(s.node) ?? [];
+      list.push(s);
+      this.backwardStepsOf.set(s.node, list);
     }
     this.steps = doc.steps.map((s, i) => this.describe(s, i));
   }

@@ -14,6 +14,7 @@
  */
 import { GradNode, OpNode } from './schema';
 import { TraceIndex, commonLayer } from './trace_index';
+import { tensorName } from './names';
 
 export type ViewKind = 'forward' | 'backward' | 'combined' | 'layers';
 export const VIEW_KINDS: ViewKind[] = ['forward', 'backward', 'combined', 'layers'];
@@ -175,9 +176,11 @@ function sourceNode(idx: TraceIndex, tid: string, clusterOf: (path: string | nul
   const role = t?.role ?? 'tensor';
   const kind = role === 'parameter' || role === 'input' || role === 'leaf' ? role : 'tensor';
   const detail = [shapeText(idx, tid)];
+  if (kind === 'parameter' && t?.structured_name && t.name && t.structured_name !== t.name) detail.unshift(t.name);
   if (kind === 'tensor') detail.push('made before the trace');
   const cluster = kind === 'parameter' ? clusterOf(idx.consumerLayer(tid)) : null;
-  return { id: tid, kind, label: t?.name ?? (kind === 'tensor' ? 'tensor' : kind), detail, cluster, order: 1e12, refs: [], nanInf: null };
+  const label = t?.structured_name ?? t?.name ?? (kind === 'tensor' ? 'tensor' : kind === 'input' ? 'input data' : kind);
+  return { id: tid, kind, label, detail, cluster, order: 1e12, refs: [], nanInf: null };
 }
 
 /** Op outputs no recorded op consumed (a loss, a prediction) as output nodes. */
@@ -217,7 +220,7 @@ export function backwardView(idx: TraceIndex): GraphView {
     const step = idx.backwardStepOf.get(g.id);
     const detail: string[] = [];
     const t = g.tensor ? idx.tensors.get(g.tensor) : undefined;
-    if (g.kind === 'accumulate' && t) detail.push(t.name ?? t.id, shapeText(idx, t.id));
+    if (g.kind === 'accumulate' && t) detail.push(tensorName(t, t.id), shapeText(idx, t.id));
     if (g.outside) detail.push('made before the trace');
     const bad = step && step.kind === 'backward_step' && step.grads_out.some(s => idx.stateBad(s));
     view.nodes.push({
@@ -473,7 +476,7 @@ export function applyBudget(view: GraphView, budget: number): GraphView {
   const parents = new Map(view.clusters.map(c => [c.id, c.parent]));
   for (const c of [...used]) for (let p = c ? parents.get(c) : null; p; p = parents.get(p)) used.add(p);
   view.clusters = view.clusters.filter(c => used.has(c.id));
-  view.notes.push(`collapsed ${total} objects into ${markers.length} marker(s) to keep the view within ${budget} nodes; the layers view groups them instead.`);
+  view.notes.push(`${total} nodes are drawn as ${markers.length} "collapsed" box${markers.length === 1 ? '' : 'es'} to keep the drawing small; choose the "layers" view to see them grouped by layer instead.`);
   return view;
 }
 

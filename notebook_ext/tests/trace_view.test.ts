@@ -96,7 +96,7 @@ describe('the debugger DOM (the contract the browser tests use)', () => {
     (v.node.querySelector('g.node[data-node-id="t2"]') as SVGGElement).dispatchEvent(new MouseEvent('click', { bubbles: true }));
     const inspector = q(v, '[data-testid="mp-inspector"]').textContent ?? '';
     expect(inspector).toMatch(/linear_0\.w_0/);
-    expect(inspector).toMatch(/grad norm/); // a parameter: its optimizer update
+    expect(inspector).toMatch(/latest update/); // a parameter: its optimizer update, none yet at step 1
     const search = q(v, '[data-testid="mp-search"]') as HTMLInputElement;
     search.value = 'fc2';
     search.dispatchEvent(new Event('input'));

@@ -71,7 +71,7 @@ describe('graph views', () => {
     expect(v.nodes.filter(n => n.kind === 'collapsed').length).toBe(1);
     expect(locate(big, v, 'n500')).toMatch(/^X/);
     expect(locate(big, v, 'n1')).toBe('n1');
-    expect(v.notes.join(' ')).toMatch(/within 200 nodes/);
+    expect(v.notes.join(' ')).toMatch(/drawn as 1 "collapsed" box to keep the drawing small/);
     const folded = buildView(new TraceIndex(chainTrace(500)), 'layers');
     expect(folded.nodes.find(n => n.kind === 'block')!.detail[0]).toBe('Block ×500');
   });
