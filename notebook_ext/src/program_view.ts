@@ -7,7 +7,8 @@
  * graph, stepping and selecting only move CSS classes on the drawn SVG; Graphviz lays out each
  * program once.
  */
-import { installPanZoom, zoomedBox } from './pan_zoom';
+import { Viewport } from './viewport';
+import { sourceText } from './names';
 import { PassDiff, ProgramDoc, ProgramRun } from './schema';
 import { StepModel, programRunSteps } from './steps';
 import { layoutSvg } from './layout';
@@ -23,15 +24,14 @@ export interface ProgramViewOptions {
   layout?: (dot: string) => Promise<string>;
 }
 
-/** One drawn program graph: the SVG, its nodes by id, clicks, Ctrl+wheel zoom and drag pan. */
+/** One drawn program graph: the SVG, its nodes by id, clicks, and a readable viewport (viewport.ts:
+ * Ctrl+wheel zoom, drag pan, a minimap when the program does not fit). */
 class GraphPane {
   readonly node: HTMLDivElement;
   readonly graphEl: HTMLDivElement;
   nodeEls = new Map<string, SVGGElement>();
   program: ProgramDoc | null = null;
-  svg: SVGSVGElement | null = null;
-  box: number[] = [0, 0, 100, 100];
-  private baseBox: number[] = [0, 0, 100, 100];
+  readonly viewport: Viewport;
   private token = 0;
 
   constructor(side: string, private layout: (dot: string) => Promise<string>, private onClick: (id: string) => void) {
@@ -40,7 +40,11 @@ class GraphPane {
     this.graphEl.dataset.testid = 'mp-program-graph';
     this.graphEl.dataset.side = side;
     this.node.append(el('div', 'mp-pane-title'), this.graphEl);
-    installPanZoom(this.graphEl, this);
+    this.viewport = new Viewport(this.graphEl, { minimap: true });
+  }
+
+  get svg(): SVGSVGElement | null {
+    return this.viewport.svg;
   }
 
   async draw(program: ProgramDoc, title: string): Promise<void> {
@@ -63,36 +67,30 @@ class GraphPane {
     const svg = new DOMParser().parseFromString(text, 'image/svg+xml').documentElement as unknown as SVGSVGElement;
     if (svg.nodeName !== 'svg') return;
     this.graphEl.replaceChildren(document.importNode(svg, true));
-    this.svg = this.graphEl.querySelector('svg');
-    this.index();
+    const drawn = this.graphEl.querySelector('svg');
+    this.index(drawn);
+    this.viewport.attach(drawn);
   }
 
-  /** Back to the whole graph. */
+  /** The default view: the whole program when it is readable so, else its top. */
   fit(): void {
-    this.box = [...this.baseBox];
-    this.applyBox();
+    this.viewport.reset();
   }
 
   /** Zoom about (cx, cy), the centre by default (factor < 1 zooms in). */
   zoom(factor: number, cx?: number, cy?: number): void {
-    this.box = zoomedBox(this.box, this.baseBox[2], factor, cx, cy);
-    this.applyBox();
+    this.viewport.zoom(factor, cx, cy);
   }
 
-  applyBox(): void {
-    this.svg?.setAttribute('viewBox', this.box.map(v => v.toFixed(1)).join(' '));
+  /** Keep node `id` in view (the current op of a run, a selected op). */
+  follow(id: string | null): void {
+    const g = id ? this.nodeEls.get(id) : undefined;
+    if (g && !this.node.hidden) this.viewport.ensureVisible(g);
   }
 
-  private index(): void {
+  private index(svg: SVGSVGElement | null): void {
     this.nodeEls.clear();
-    const svg = this.svg;
     if (!svg) return;
-    const vb = (svg.getAttribute('viewBox') ?? '0 0 100 100').split(/[\s,]+/).map(Number);
-    this.baseBox = vb.length === 4 && vb.every(Number.isFinite) ? vb : [0, 0, 100, 100];
-    this.box = [...this.baseBox];
-    svg.removeAttribute('width');
-    svg.removeAttribute('height');
-    svg.setAttribute('preserveAspectRatio', 'xMidYMin meet');
     svg.querySelectorAll('title').forEach(t => {
       if (t.parentElement?.tagName.toLowerCase() === 'svg') t.remove();
     });
@@ -147,6 +145,8 @@ export class ProgramView {
   private sources: HTMLDivElement;
   private textEl: HTMLPreElement;
   private marks: DiffMarks | null = null;
+  private body!: HTMLDivElement;
+  private report!: HTMLDivElement;
   private links = sourceLinks({ id: '', name: '', role: '', text: '', blocks: [], origin: null });
 
   constructor(private doc: { programs?: ProgramDoc[]; pass_diffs?: PassDiff[]; program_runs?: ProgramRun[] },
@@ -213,7 +213,12 @@ export class ProgramView {
     this.passList.dataset.testid = 'mp-pass-list';
     this.fillPassList();
     this.node.appendChild(this.passList);
+    this.report = el('div', 'mp-pass-report');
+    this.report.dataset.testid = 'mp-pass-report';
+    this.report.hidden = true;
+    this.node.appendChild(this.report);
     const body = el('div', 'mp-main');
+    this.body = body;
     const graphs = el('div', 'mp-program-graphs');
     const click = (id: string) => this.selectNode(id);
     this.main = new GraphPane('main', this.layout, click);
@@ -318,7 +323,15 @@ export class ProgramView {
     this.main.node.hidden = diff;
     this.before.node.hidden = !diff;
     this.after.node.hidden = !diff;
-    this.runBar.hidden = diff || !this.run;
+    // a diff uses the full width, before above after, with the pass's own report; the run controls stay
+    // where they are (disabled: a run steps the program, not a diff), so nothing jumps
+    this.body.classList.toggle('mp-diff-layout', diff);
+    this.report.hidden = !diff;
+    this.report.replaceChildren();
+    if (diff && this.diff) this.report.append(...passReport(this.diff));
+    this.runBar.hidden = !this.run;
+    this.runBar.classList.toggle('mp-disabled', diff);
+    this.runBar.title = diff ? 'Close the pass diff (click the pass again) to step the run' : '';
     for (const item of Array.from(this.passList.children)) {
       const d = (item as HTMLElement).dataset.pass;
       item.classList.toggle('mp-active', diff && this.diff !== null && d === this.diff.pass);
@@ -366,8 +379,10 @@ export class ProgramView {
     this.runLabel.textContent = m ? m.label() + dropped : '';
     if (m) this.slider.value = String(m.index);
     const [back, fwd] = this.runButtons;
-    if (back) back.disabled = !m || m.index <= 0;
-    if (fwd) fwd.disabled = !m || m.atEnd;
+    const inDiff = this.diff !== null;
+    if (back) back.disabled = inDiff || !m || m.index <= 0;
+    if (fwd) fwd.disabled = inDiff || !m || m.atEnd;
+    this.slider.disabled = inDiff;
     if (this.diff !== null && this.marks !== null) {
       const sel = (marks: Map<string, string[]>) => {
         const out = new Map(marks);
@@ -376,7 +391,10 @@ export class ProgramView {
       };
       this.before.mark(sel(this.marks.before));
       this.after.mark(sel(this.marks.after));
-    } else this.main.mark(this.runMarks());
+    } else {
+      this.main.mark(this.runMarks());
+      this.main.follow(this.selected ?? this.currentStep()?.node ?? null);
+    }
     this.markSources();
     this.renderInspector();
   }
@@ -420,7 +438,7 @@ export class ProgramView {
       return box;
     };
     this.sources.append(
-      pane('mp-source-original', `${origin.function} · ${origin.file}:${origin.first_line}`, origin.original_source, origin.first_line),
+      pane('mp-source-original', `${origin.function} · ${sourceText({ file: origin.file, line: origin.first_line, code: '', cell: origin.cell })}`, origin.original_source, origin.first_line),
       pane('mp-source-transformed', 'transformed by to_static', origin.transformed_source, null));
   }
 
@@ -442,4 +460,17 @@ export class ProgramView {
       step: this.model && this.diff === null ? this.model.index : null, stepNode: s?.node ?? null
     }, this.inspector);
   }
+}
+
+/** A pass's own report as text: what it did, in its words, and the numbers it measured. */
+function passReport(d: PassDiff): HTMLElement[] {
+  const head = el('div', 'mp-pass-report-head', `${d.pass}: ${d.summary} (${d.ops_before} → ${d.ops_after} ops, ${d.time_ms.toFixed(2)} ms)`);
+  const parts: HTMLElement[] = [head];
+  const lines: string[] = [];
+  if (d.removed.length) lines.push(`removed: ${d.removed.map(r => r.type).join(', ')}`);
+  if (d.added.length) lines.push(`added: ${d.added.map(r => r.type).join(', ')}`);
+  for (const f of d.fused) lines.push(`fused ${f.from.map(r => r.type).join(' + ')} into ${f.into.type}${f.expression ? `: ${f.expression}` : ''}`);
+  for (const [k, v] of Object.entries(d.details ?? {})) lines.push(`${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  if (lines.length) parts.push(el('pre', 'mp-pass-report-body', lines.join('\n')));
+  return parts;
 }

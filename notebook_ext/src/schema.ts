@@ -256,6 +256,8 @@ export interface ProgramOrigin {
   first_line: number;
   original_source: string;
   transformed_source: string;
+  /** schema 1.2: the notebook cell's execution count when the function was written in a cell */
+  cell?: number | null;
 }
 
 export interface ProgramDoc {
