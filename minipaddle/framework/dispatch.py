@@ -116,12 +116,10 @@ def _record(op: OpDef, inputs: tuple, attrs: dict, outs: tuple) -> None:
         data = t._data
         metas.append((data.shape, data.dtype))
         producer = t._node
-        if i not in diff:
+        if i not in diff or t.stop_gradient:  # stop_gradient=True cuts a non-leaf from its graph too
             edges.append(None)
         elif producer is not None:
             edges.append((producer, t._out_index))
-        elif t.stop_gradient:
-            edges.append(None)
         else:
             edges.append(grad_edge(t))
         i += 1

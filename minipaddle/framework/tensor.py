@@ -147,6 +147,11 @@ class Tensor:
     def grad(self, value) -> None:
         self._grad = value
 
+    def gradient(self) -> np.ndarray | None:
+        """The gradient as a numpy array (a copy), or None before backward: Paddle's older spelling of
+        `x.grad.numpy()`."""
+        return None if self._grad is None else np.array(self._grad._data)
+
     def clear_grad(self, set_to_zero: bool = True) -> None:
         """Paddle semantics: zero the stored gradient in place (or drop it)."""
         if self._grad is None:
@@ -203,10 +208,10 @@ class Tensor:
                 op, f"'{self.name}' is a view of a leaf tensor that needs grad (stop_gradient=False); "
                     "changing it in place would change the leaf.",
                 hint="do it under `with paddle.no_grad():`, or on a clone().")
-        if mode.grad_enabled and self._node is None and not self.stop_gradient:
-            raise precondition_not_met(
-                op, f"'{self.name}' is a leaf tensor that needs grad (stop_gradient=False); "
-                    "changing it in place would lose the values its gradient depends on.",
+        if mode.grad_enabled and self._node is None and not self.stop_gradient:  # Paddle: InvalidArgument
+            raise invalid_argument(
+                op, f"'{self.name}' is a leaf tensor that needs grad (stop_gradient=False), such as a parameter "
+                    "or its .grad; changing it in place would lose the values its gradient depends on.",
                 hint="do it under `with paddle.no_grad():`, or on a clone().")
         if not self._data.flags.writeable:
             raise invalid_argument(op, "the tensor's storage is read-only.", hint="clone() it first.")

@@ -40,7 +40,8 @@ def _train(net, batches, lr: float = 0.1) -> list[float]:
 
 
 def _stats(net) -> list[np.ndarray]:
-    return [b.numpy().copy() for b in net.buffers()]
+    """The batch norm's running statistics (parameters that are never trained, as in Paddle)."""
+    return [p.numpy().copy() for p in net.parameters() if p.stop_gradient]
 
 
 def test_converted_training_matches_eager_losses_and_running_stats():
@@ -88,9 +89,10 @@ def test_jit_save_of_a_converted_model_lists_the_buffers_and_load_fine_tunes_the
     _train(eager, batches[:2])
     paddle.jit.save(conv, str(tmp_path / "bn"))
     info = (tmp_path / "bn.pdinfo.json").read_text()
-    assert '"1._mean"' in info and '"kind": "buffer"' in info
+    # as in Paddle, the running statistics are parameters that are never trained
+    assert '"1._mean", "kind": "parameter", "trainable": false' in info
     loaded = paddle.jit.load(str(tmp_path / "bn"))
-    assert sorted(n for n, _ in loaded.named_buffers()) == ["1._mean", "1._variance"]
+    assert sorted(n for n, p in loaded.named_parameters() if p.stop_gradient) == ["1._mean", "1._variance"]
     np.testing.assert_array_equal(loaded.state_dict()["1._mean"].numpy(), eager[1]._mean.numpy())
     assert "batch_norm_update" in [op.type for op in loaded.program().global_block().ops]
     np.testing.assert_allclose(_train(loaded, batches[2:]), _train(eager, batches[2:]), rtol=1e-6)

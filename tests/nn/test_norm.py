@@ -223,8 +223,9 @@ def test_batchnorm2d_parameters_buffers_and_state_dict_keys():
     np.testing.assert_array_equal(bn._variance.numpy(), np.ones(4, "float32"))
     keys = [k for k in model.state_dict() if k.startswith("1.")]
     assert keys == ["1.weight", "1.bias", "1._mean", "1._variance"]
-    assert len(bn.parameters()) == 2 and not bn.weight.stop_gradient
-    assert bn._mean.stop_gradient and bn._variance.stop_gradient
+    # as in Paddle 3.3.1: the running statistics are parameters that are never trained
+    assert len(bn.parameters()) == 4 and not bn.weight.stop_gradient and bn.buffers() == []
+    assert bn._mean.stop_gradient and bn._variance.stop_gradient and not bn._mean.trainable
 
 
 def test_train_updates_running_stats_and_eval_uses_them():
@@ -295,7 +296,7 @@ def test_layers_train_end_to_end():
     model = nn.Sequential(nn.BatchNorm1D(3), nn.LayerNorm(3))
     x = paddle.to_tensor(_data(6, 3))
     (model(x) * paddle.to_tensor(_data(6, 3))).sum().backward()
-    grads = {name: p.grad for name, p in model.named_parameters()}
+    grads = {name: p.grad for name, p in model.named_parameters() if not p.stop_gradient}
     assert set(grads) == {"0.weight", "0.bias", "1.weight", "1.bias"}
     assert all(g is not None and g.numpy().dtype == np.float32 for g in grads.values())
 

@@ -22,11 +22,14 @@ Tensor = None  # set by tensor.py once the class exists (tensor.py imports this 
 
 
 def grad_edge(tensor):
-    """The edge a gradient for `tensor` flows into, or None if it needs no gradient."""
-    if tensor._node is not None:
-        return (tensor._node, tensor._out_index)
+    """The edge a gradient for `tensor` flows into, or None if it needs no gradient.
+
+    As in Paddle, `stop_gradient = True` on a non-leaf detaches it: nothing flows into its graph
+    (its node is kept, so setting stop_gradient back to False reconnects it)."""
     if tensor.stop_gradient:
         return None
+    if tensor._node is not None:
+        return (tensor._node, tensor._out_index)
     acc = tensor._accum
     if acc is None:
         acc = tensor._accum = AccumulateGrad(tensor)
@@ -267,7 +270,9 @@ def _accumulate_leaf(node: AccumulateGrad, g, create_graph: bool) -> None:
         return
     if tensor._grad is None:
         tensor._grad = type(g)._wrap(np.array(g._data, copy=True))
+        tensor._grad.stop_gradient = False   # Paddle: x.grad is a leaf that does not stop gradient
     elif tensor._grad._node is not None:  # a grad kept from create_graph: stay out of place
         tensor._grad = (tensor._grad + g).detach()
+        tensor._grad.stop_gradient = False
     else:
         np.add(tensor._grad._data, g._data, out=tensor._grad._data)

@@ -140,6 +140,8 @@ def trace_program(api: str, fn, specs: list[InputSpec], layer=None, names: list[
         for _, _, buf, frozen, path in swapped:
             tensors[frozen.name], structured[frozen.name] = buf, (path, "buffer")
     persist = [v.name for v in main.global_block().vars.values() if v.persistable]
+    layer_order = {n: i for i, n in enumerate(tensors)}   # the layer's own order, as its state_dict lists them
+    persist.sort(key=lambda n: layer_order.get(n, len(layer_order)))
     missing = [n for n in persist if n not in tensors]
     if missing:  # parameters a function reaches by closure: their values are the startup program's
         tensors.update(_startup_values(startup, missing))

@@ -1,8 +1,8 @@
 """Normalization layers: BatchNorm1D/2D/3D, BatchNorm, LayerNorm, GroupNorm, InstanceNorm1D/2D/3D.
 
 They hold the learnable per-channel `weight` (init 1) and `bias` (init 0); the batch norms also
-hold the running statistics as buffers named as Paddle names them, `_mean` (init 0) and
-`_variance` (init 1), so a state dict has `bn._mean` and `bn._variance`. `layer.train()` makes a
+hold the running statistics `_mean` (init 0) and `_variance` (init 1) as Paddle does: parameters with
+stop_gradient=True (so `len(bn.parameters()) == 4`, and optimizers leave them alone). `layer.train()` makes a
 batch norm normalize by batch statistics and update the running ones; `layer.eval()` makes it
 use the running ones.
 """
@@ -13,7 +13,7 @@ from numbers import Integral
 
 import numpy as np
 
-from ...framework.parameter import unique_name
+from ...framework.parameter import ParamAttr
 from ...framework.errors import invalid_argument
 from ...framework.tensor import Tensor
 from .. import functional as F
@@ -67,12 +67,13 @@ class _BatchNormBase(Layer):
         self._data_format = data_format
         self._use_global_stats = use_global_stats
         _affine_parameters(self, [num_features], weight_attr, bias_attr, fixed_when_false=True)
-        dtype = self._dtype
-        self.register_buffer("_mean", Tensor._wrap(np.zeros(num_features, dtype)))
-        self.register_buffer("_variance", Tensor._wrap(np.ones(num_features, dtype)))
-        # Paddle's names (`batch_norm2d_0.w_1` / `.w_2`, after the weight's `.w_0`): what a Program shows
-        self._mean.name = unique_name(f"{self._full_name}.w")
-        self._variance.name = unique_name(f"{self._full_name}.w")
+        # Paddle keeps the running statistics as parameters that are never trained (stop_gradient=True,
+        # trainable=False): they are in parameters() and state_dict(), optimizers skip them, and they
+        # get Paddle's names (`batch_norm2d_0.w_1` / `.w_2`, after the weight's `.w_0`).
+        for name, value in (("_mean", 0.0), ("_variance", 1.0)):
+            stat = self.create_parameter([num_features], ParamAttr(trainable=False),
+                                         default_initializer=Constant(value))
+            setattr(self, name, stat)
 
     def _check_input(self, x: Tensor) -> None:
         if not isinstance(x, Tensor):
