@@ -125,13 +125,7 @@ export class Iterations {
     if (m) return m;
     const to = new Map<string, string>();
     const r = this.rep(k);
-    if (r !== k) {
-      const a = this.list[k];
-      const b = this.list[r];
-      const steps = this.idx.doc.steps;
-      const n = Math.min(a.last - a.first, b.last - b.first);
-      for (let i = 0; i <= n; i++) pairSteps(this.idx, steps[a.first + i], steps[b.first + i], to);
-    }
+    if (r !== k) pairIterations(this.idx, this.list[k], this.list[r], to);
     const from = new Map<string, string>();
     for (const [x, y] of to) if (!from.has(y)) from.set(y, x);
     m = { to, from };
@@ -164,29 +158,42 @@ function pairLists(to: Map<string, string>, a: (string | null)[] | undefined, b:
   a.forEach((x, i) => pair(to, x, b[i]));
 }
 
-/** What step `a` (of iteration k) touched -> what the same step `b` of the representative touched. */
-function pairSteps(idx: TraceIndex, a: Step, b: Step, to: Map<string, string>): void {
-  if (a.kind === 'op' && b.kind === 'op') {
-    pair(to, a.node, b.node);
-    const na = idx.nodes.get(a.node);
-    const nb = idx.nodes.get(b.node);
-    if (na && nb) {
-      pairLists(to, na.inputs, nb.inputs);
-      pairLists(to, na.outputs, nb.outputs);
-      pair(to, na.grad_node, nb.grad_node);
-    }
-  } else if ((a.kind === 'backward_step' || a.kind === 'hook') && a.kind === b.kind) {
-    pair(to, a.node, b.node);
-    const ga = idx.gradNodes.get(a.node);
-    const gb = idx.gradNodes.get(b.node);
-    if (ga && gb) {
-      pair(to, ga.tensor, gb.tensor);
-      pair(to, ga.forward_node, gb.forward_node);
-    }
-    if (a.kind === 'hook' && b.kind === 'hook') pair(to, a.tensor, b.tensor);
-  } else if (a.kind === 'optimizer_update' && b.kind === 'optimizer_update') {
-    pair(to, a.update, b.update);
-    pair(to, idx.updates.get(a.update)?.param, idx.updates.get(b.update)?.param);
+/** Pair iteration `a` with its representative `b`: the i-th forward op of one with the i-th of the
+ * other (their tensors and grad nodes with them), the i-th optimizer update likewise. Backward steps
+ * follow from their grad nodes, not their order: a weight's accumulate node is one object for the
+ * whole run (the same id in every iteration), so the engine runs it later from the second iteration
+ * on, while the graph is the same. */
+function pairIterations(idx: TraceIndex, a: IterationInfo, b: IterationInfo, to: Map<string, string>): void {
+  const steps = idx.doc.steps;
+  const of = (it: IterationInfo, kind: Step['kind']) => steps.slice(it.first, it.last + 1).filter(s => s.kind === kind);
+  const opsA = of(a, 'op');
+  const opsB = of(b, 'op');
+  opsA.forEach((sa, i) => {
+    const sb = opsB[i];
+    if (sa.kind !== 'op' || !sb || sb.kind !== 'op') return;
+    pair(to, sa.node, sb.node);
+    const na = idx.nodes.get(sa.node);
+    const nb = idx.nodes.get(sb.node);
+    if (!na || !nb) return;
+    pairLists(to, na.inputs, nb.inputs);
+    pairLists(to, na.outputs, nb.outputs);
+    pair(to, na.grad_node, nb.grad_node);
+  });
+  const upA = of(a, 'optimizer_update');
+  const upB = of(b, 'optimizer_update');
+  upA.forEach((sa, i) => {
+    const sb = upB[i];
+    if (sa.kind !== 'optimizer_update' || !sb || sb.kind !== 'optimizer_update') return;
+    pair(to, sa.update, sb.update);
+    pair(to, idx.updates.get(sa.update)?.param, idx.updates.get(sb.update)?.param);
+  });
+  for (const s of of(a, 'hook')) {  // a hook's tensor is the forward output its grad node belongs to
+    if (s.kind !== 'hook' || !s.tensor) continue;
+    const g = idx.gradNodes.get(s.node);
+    const rep = g?.forward_node ? idx.nodes.get(to.get(g.forward_node) ?? '') : undefined;
+    const mine = g?.forward_node ? idx.nodes.get(g.forward_node) : undefined;
+    const k = mine ? mine.outputs.indexOf(s.tensor) : -1;
+    if (rep && k >= 0) pair(to, s.tensor, rep.outputs[k]);
   }
 }
 
