@@ -3,7 +3,9 @@
 Run: .venv/bin/python notebook_ext/tests/make_fixtures.py
 
 mlp.json: tutorial 03's training step (MLP 4 -> 8 -> 3, SGD, values kept);
-blocks.json: four residual blocks of the same structure (folded into "Block x4" in the layers view).
+blocks.json: four residual blocks of the same structure (folded into "Block x4" in the layers view);
+train.json: five training iterations of the MLP (SGD, summaries only); the fourth adds an L2 penalty,
+so it has a structure of its own.
 """
 import json
 from pathlib import Path
@@ -64,9 +66,28 @@ def record(model, values):
     return rec.trace.to_dict()
 
 
+def record_training(model, iterations=5, penalty_at=3):
+    paddle.seed(0)
+    rng = np.random.default_rng(0)
+    x = paddle.to_tensor(rng.standard_normal((16, 4)).astype("float32"))
+    y = paddle.to_tensor(rng.integers(0, 3, 16))
+    opt = paddle.optimizer.SGD(learning_rate=0.1, parameters=model.parameters())
+    with paddle.debug.record(values="none") as rec:
+        for it in range(iterations):
+            loss = F.cross_entropy(model(x), y)
+            if it == penalty_at:  # a data-dependent branch: this iteration runs two more ops
+                loss = loss + 0.01 * (model.fc1.weight ** 2).sum()
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+    return rec.trace.to_dict()
+
+
 if __name__ == "__main__":
     OUT.mkdir(exist_ok=True)
     paddle.seed(0)
     (OUT / "mlp.json").write_text(json.dumps(record(MLP(), "all")), encoding="utf-8")
     paddle.seed(0)
     (OUT / "blocks.json").write_text(json.dumps(record(Deep(), "none")), encoding="utf-8")
+    paddle.seed(0)
+    (OUT / "train.json").write_text(json.dumps(record_training(MLP())), encoding="utf-8")
