@@ -101,6 +101,12 @@ def _check_all_params(api: str, params: list) -> list:
     return params
 
 
+def _static_mode() -> bool:
+    """Whether ops build a Program (paddle.enable_static(), or inside program_guard)."""
+    from ..framework.static import builder
+    return not builder.in_dynamic_mode() or builder.in_static_mode()
+
+
 class Optimizer:
     """Base class of the optimizers; use a subclass such as SGD or Adam.
 
@@ -115,7 +121,9 @@ class Optimizer:
     def __init__(self, learning_rate, parameters=None, weight_decay=None, grad_clip=None, name=None) -> None:
         api = type(self).__name__
         self._learning_rate = _check_learning_rate(api, learning_rate)
-        if parameters is None:
+        if parameters is None and _static_mode():
+            parameters = ()   # as in Paddle's static examples: minimize(loss) trains the Program's parameters
+        elif parameters is None:
             raise invalid_argument(api, "parameters is None; in dynamic graph mode an optimizer must be told "
                                         "which parameters to update.", hint="pass parameters=model.parameters().")
         if isinstance(parameters, dict):
@@ -125,14 +133,18 @@ class Optimizer:
             raise invalid_argument(api, "parameters must be a list of Tensors, got a single Tensor.",
                                    hint="wrap it in a list: parameters=[w].")
         self._parameter_list = list(parameters)
-        if not self._parameter_list:
+        if not self._parameter_list and parameters != ():
             raise invalid_argument(api, "parameters is an empty list: there is nothing to optimize.")
+        # None: made in static mode without parameters=, so minimize(loss) takes the Program's trainable ones
+        self._parameter_list = self._parameter_list if parameters != () else None
         self._name = name
         self.regularization = _to_regularizer(api, weight_decay)
         self._grad_clip = _check_clip(api, grad_clip)
         self._default_dict = {"weight_decay": self.regularization, "grad_clip": self._grad_clip,
                               **getattr(self, "_hyper", {})}
-        if all(isinstance(g, dict) for g in self._parameter_list):
+        if self._parameter_list is None:
+            self._param_groups = [self._make_group(api, {"params": []}, "parameters")]
+        elif all(isinstance(g, dict) for g in self._parameter_list):
             self._param_groups = [self._make_group(api, dict(g), f"parameters[{i}]['params']")
                                   for i, g in enumerate(self._parameter_list)]
         elif any(isinstance(g, dict) for g in self._parameter_list):
@@ -195,6 +207,10 @@ class Optimizer:
     # ---- one step ------------------------------------------------------------------------
     def step(self) -> None:
         """Update every parameter that has a gradient, once (recording no graph, as under no_grad)."""
+        if self._parameter_list is None:
+            raise precondition_not_met("step", f"this {type(self).__name__} was made in static mode without "
+                                               "parameters=, so it only updates a Program (via minimize(loss)).",
+                                       hint="in dynamic mode pass parameters=model.parameters().")
         lr = self._learning_rate
         base_lr = lr if type(lr) is float else float(lr())
         prev_mode = mode.grad_enabled  # cheaper than `with no_grad()` on this hot path
@@ -379,6 +395,8 @@ class Optimizer:
         if getattr(loss, "block", None) is not None:  # a static Variable: append backward + update ops
             from ..framework.static.optimize import minimize_static
             return minimize_static(self, loss, startup_program, parameters, no_grad_set)
+        if self._parameter_list is None:
+            self.step()   # raises: this optimizer was made for a Program
         node = loss._node
         if node is not None and not node.freed:
             loss.backward()

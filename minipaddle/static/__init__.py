@@ -6,7 +6,7 @@
     with paddle.static.program_guard(main, startup):
         x = paddle.static.data("x", [None, 4], "float32")
         loss = paddle.mean(paddle.static.nn.fc(x, 2, activation="relu"))
-        paddle.optimizer.SGD(0.1, parameters=main.all_parameters()).minimize(loss)
+        paddle.optimizer.SGD(learning_rate=0.1).minimize(loss)   # trains the Program's parameters
     exe = paddle.static.Executor(paddle.CPUPlace())
     exe.run(startup)
     exe.run(main, feed={"x": xs}, fetch_list=[loss])

@@ -331,3 +331,27 @@ def test_step_records_no_graph_and_restores_the_grad_mode():
     opt = optim.AdamW(0.1, parameters=params, lr_ratio=lambda p: seen.append(paddle.is_grad_enabled()) or 1.0)
     opt.step()
     assert seen == [False, False] and paddle.is_grad_enabled()
+
+
+# ---- static mode: no parameters= -------------------------------------------------------------
+def test_static_optimizer_without_parameters_trains_every_trainable_parameter_of_the_program():
+    paddle.enable_static()
+    try:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            x = paddle.static.data("x", [None, 2], "float32")
+            loss = paddle.mean(paddle.static.nn.fc(paddle.static.nn.fc(x, 3), 1) ** 2)
+            opt = optim.SGD(learning_rate=0.1)
+            _, params_grads = opt.minimize(loss)
+        assert sorted(p.name for p, _ in params_grads) == sorted(p.name for p in main.all_parameters())
+        assert len(params_grads) == 4
+        exe = paddle.static.Executor()
+        exe.run(startup)
+        feed = {"x": np.ones((4, 2), np.float32)}
+        first = float(exe.run(main, feed=feed, fetch_list=[loss])[0])
+        later = float(exe.run(main, feed=feed, fetch_list=[loss])[0])
+        assert later < first
+    finally:
+        paddle.disable_static()
+    with pytest.raises(PreconditionNotMet, match="step: this SGD was made in static mode without parameters="):
+        opt.step()

@@ -20,7 +20,7 @@ def trained(tmp_path):
         x, y = static.data("x", [None, 4], "float32"), static.data("y", [None], "int64")
         logits = static.nn.fc(static.nn.fc(x, 8, activation="relu"), 3)
         loss = F.cross_entropy(logits, y)
-        paddle.optimizer.Adam(0.01, parameters=main.all_parameters()).minimize(loss)
+        paddle.optimizer.Adam(learning_rate=0.01).minimize(loss)
     exe = static.Executor()
     exe.run(startup)
     xs = np.random.default_rng(0).random((6, 4)).astype(np.float32)

@@ -1,7 +1,7 @@
 """optimizer.minimize(loss) in static mode: backward + gradient clip + weight decay + update ops.
 
-    opt = paddle.optimizer.Adam(0.01, parameters=model.parameters())
-    opt.minimize(loss)          # inside program_guard: appends ops, runs nothing
+    opt = paddle.optimizer.Adam(learning_rate=0.01)
+    opt.minimize(loss)          # inside program_guard: appends ops for the Program's trainable parameters
 
 The update ops (`sgd`, `momentum`, `adam`, ...) run the optimizer class's own `_update` rule on the
 parameter and accumulator arrays the Scope holds, so a static program trains exactly as eager
@@ -30,8 +30,13 @@ def minimize_static(opt, loss: Variable, startup_program=None, parameters=None, 
     block = loss.block
     program = block.program
     gb = program.global_block()
-    candidates = opt._all_params if parameters is None else list(parameters)
-    names = [p.name for p in candidates if p.name in gb.vars]
+    if parameters is not None:
+        candidates = list(parameters)
+    elif opt._parameter_list is None:   # made without parameters=, as Paddle's static examples do
+        candidates = None               # every trainable parameter of the Program
+    else:
+        candidates = opt._all_params
+    names = None if candidates is None else [p.name for p in candidates if p.name in gb.vars]
     params_grads = append_backward(loss, parameter_list=names, no_grad_set=no_grad_set)
     params_grads = [(p, g) for p, g in params_grads if not p.stop_gradient]
     groups = {p.name: (g, p) for g in opt._param_groups for p in g["params"]}

@@ -48,7 +48,7 @@ def mlp_train() -> Case:
     def body(x, y, main):
         h = F.relu(paddle.nn.Linear(4, 16)(x))
         loss = F.mse_loss(paddle.nn.Linear(16, 1)(h), y)
-        paddle.optimizer.SGD(0.1, parameters=main.all_parameters()).minimize(loss)
+        paddle.optimizer.SGD(learning_rate=0.1).minimize(loss)
         return [loss]
     return Case(*_build(body), _xy(), steps=3)
 
@@ -58,7 +58,7 @@ def gelu_mlp_train() -> Case:
         h = F.gelu(paddle.nn.Linear(4, 16)(x))
         h = h * F.sigmoid(h) + 0.5 * paddle.tanh(h)
         loss = paddle.mean((paddle.nn.Linear(16, 1)(h) - y) ** 2)
-        paddle.optimizer.Momentum(0.05, momentum=0.9, parameters=main.all_parameters()).minimize(loss)
+        paddle.optimizer.Momentum(learning_rate=0.05, momentum=0.9).minimize(loss)
         return [loss]
     return Case(*_build(body), _xy(), steps=3)
 
@@ -145,7 +145,7 @@ def control_flow_train() -> Case:
         _, h = static.nn.while_loop(lambda k, v: k < 2, lambda k, v: [k + 1, F.sigmoid(lin(v)) * v + 0.1 * v],
                                     [k0, h])
         loss = paddle.mean((head(h) - y) ** 2)
-        paddle.optimizer.SGD(0.1, parameters=main.all_parameters()).minimize(loss)
+        paddle.optimizer.SGD(learning_rate=0.1).minimize(loss)
         return [loss]
     return Case(*_build(body), _xy(), steps=3)
 
