@@ -6,9 +6,16 @@
 
 The bundle carries three views of the same trace, and each front end picks the richest it knows:
 
-    application/vnd.minipaddle.trace+json   the trace document itself, for the JupyterLab extension
-    text/html                               graph SVG + tables, no scripts: classic Notebook, VS Code, GitHub
+    application/vnd.minipaddle.trace+json   the trace document, as one compact JSON string, for the
+                                            JupyterLab extension (it reads a string or an object)
+    text/html                               a small picture, no scripts: the summary line, the loss per
+                                            iteration and the graph of the first iteration (classic
+                                            Notebook, VS Code, GitHub); `Trace.save_html` writes the full view
     text/plain                              one summary line: ops, tensors, backward steps, NaN/Inf, drops
+
+The document goes in once, as a string: a notebook stores a JSON *value* under a +json type
+pretty-printed (one line per number), and a second copy as HTML would double the file
+(benchmarks/notebook_size.py measures what a 50-iteration MLP trace adds to a saved notebook).
 
 `program_bundle(document)` is what `%paddle_graph program` and `visualizer.show_program` show: a
 document of static programs (and pass diffs), drawn as SVG for the text/html view.
@@ -21,11 +28,13 @@ from __future__ import annotations
 import html
 from collections import deque
 
-__all__ = ["MIME_TYPE", "graph_bundle", "program_bundle", "program_line", "recorded_id", "summary_line", "tensor_graph",
+__all__ = ["MIME_TYPE", "bundle_document", "graph_bundle", "program_bundle", "program_line", "recorded_id", "summary_line", "tensor_graph",
            "trace_bundle", "trace_html"]
 
 MIME_TYPE = "application/vnd.minipaddle.trace+json"
 MAX_TABLE_ROWS = 60     # op rows in the fallback table; the rest are counted
+MAX_LOSS_ROWS = 50      # iterations in the bundle's loss table (evenly sampled beyond that)
+FULL_VIEW_STEPS = 200   # a trace of at most this many steps shows the full HTML view in its bundle
 # %paddle_graph's node kinds drawn in the visualizer's fixed colours (visualizer/dot.py STYLES)
 _STYLE_OF = {"target": "output", "op": "op", "nan": "op", "grad": "grad", "accumulate": "accumulate",
              "parameter": "parameter", "input": "input", "leaf": "leaf", "activation": "tensor", "gradient": "tensor"}
@@ -82,14 +91,88 @@ def trace_html(trace, max_rows: int = 1000) -> str:
         return _fallback_html(trace, note=f"(the full view failed: {type(exc).__name__}: {exc})", max_rows=max_rows)
 
 
-def trace_bundle(trace, include_json: bool = True, max_rows: int = 1000) -> dict:
-    """The MIME bundle of a trace (what `Trace._repr_mimebundle_` returns); `include_json=False`
-    leaves the document out and `max_rows` shortens the HTML tables (live updates of a big trace)."""
+def trace_bundle(trace, include_json: bool = True, max_rows: int = MAX_LOSS_ROWS, picture: bool = True) -> dict:
+    """The MIME bundle of a trace (what `Trace._repr_mimebundle_` returns): the document as a compact
+    JSON string, an HTML view (the full one for a trace of at most FULL_VIEW_STEPS steps, else
+    `bundle_html`) and a text line. `include_json=False` leaves the document out,
+    `max_rows` caps the loss table, `picture=False` leaves the graph out (live updates)."""
     trace = _as_trace(trace)
-    bundle = {"text/plain": summary_line(trace), "text/html": trace_html(trace, max_rows)}
+    if picture and len(trace.steps) <= FULL_VIEW_STEPS:  # one step of a model, a static program: show it all
+        page = trace_html(trace)
+    else:
+        page = bundle_html(trace, max_rows, picture)
+    bundle = {"text/plain": summary_line(trace), "text/html": page}
     if include_json:
-        bundle[MIME_TYPE] = trace.to_dict()
+        bundle[MIME_TYPE] = trace.to_json()
     return bundle
+
+
+def bundle_document(bundle: dict) -> dict | None:
+    """The trace document a bundle carries (a JSON string, or a document dict), or None."""
+    import json
+    value = bundle.get(MIME_TYPE)
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def bundle_html(trace, max_rows: int = MAX_LOSS_ROWS, picture: bool = True) -> str:
+    """The bundle's text/html: the summary line, a loss table (at most `max_rows` iterations, evenly
+    sampled) and the forward graph of the first iteration (SVG when Graphviz is installed)."""
+    trace = _as_trace(trace)
+    doc = trace.to_dict()
+    e = html.escape
+    notes = "".join(f"<p>{e(text)}</p>" for text in doc["recording"]["notes"])
+    parts = [f'<div class="minipaddle-trace"><p><b>{e(summary_line(trace))}</b></p>{notes}']
+    iterations = doc.get("iterations") or []
+    if iterations:
+        parts.append(_loss_table(iterations, max(1, min(max_rows, MAX_LOSS_ROWS))))
+    if picture:
+        parts.append(_first_iteration_picture(trace, iterations[0] if iterations else None))
+    parts.append("<p>Open this notebook in JupyterLab with minipaddle installed to step through the trace; "
+                 "<code>trace.save_html(path)</code> writes the full view.</p></div>")
+    return "".join(parts)
+
+
+def _loss_table(iterations: list, max_rows: int) -> str:
+    """iteration, loss, gradient norm, update ratio; evenly sampled down to `max_rows` rows."""
+    n = len(iterations)
+    picked = range(n) if n <= max_rows else sorted({round(k * (n - 1) / (max_rows - 1)) for k in range(max_rows)})
+
+    def cell(v) -> str:
+        return "" if v is None else (f"{v:.4g}" if isinstance(v, float) else html.escape(str(v)))
+    rows = "".join(f"<tr><td>{iterations[i]['index']}</td><td>{cell(iterations[i]['loss'])}</td>"
+                   f"<td>{cell(iterations[i]['grad_norm'])}</td><td>{cell(iterations[i]['update_ratio'])}</td></tr>"
+                   for i in picked)
+    shown = "" if n <= max_rows else f" ({len(picked)} of {n} shown)"
+    return (f"<p>{n} iterations{shown}</p><table><thead><tr><th>iteration</th><th>loss</th><th>grad norm</th>"
+            f"<th>update ratio</th></tr></thead><tbody>{rows}</tbody></table>")
+
+
+def _first_iteration_picture(trace, iteration: dict | None) -> str:
+    """The forward graph of one iteration as inline SVG; without Graphviz, a table of its ops."""
+    from ..visualizer.trace import Trace
+    one = Trace(iteration_document(trace.to_dict(), iteration)) if iteration is not None else trace
+    title = "" if iteration is None else f"<p>forward ops of iteration {iteration['index']}</p>"
+    try:
+        from ..visualizer.dot import dot_available, inline_svg
+        if dot_available():
+            return title + inline_svg(one.to_svg("forward"))
+    except Exception as exc:  # a display must never break the cell that made the trace
+        return title + _fallback_html(one, note=f"(the picture failed: {type(exc).__name__}: {exc})")
+    return title + _fallback_html(one, note="")
+
+
+def iteration_document(doc: dict, iteration: dict) -> dict:
+    """A document holding only the forward ops of one iteration (for a picture of it)."""
+    first, last = iteration["first_step"], iteration["last_step"]
+    nodes = [n for n in doc["graph"]["forward"]["nodes"] if first <= n["step"] <= last]
+    kept = {n["id"] for n in nodes}
+    layers = [dict(layer, nodes=[i for i in layer["nodes"] if i in kept]) for layer in doc["layers"]]
+    out = {k: v for k, v in doc.items() if k not in ("iterations", "health")}
+    out.update(layers=layers, steps=[s for s in doc["steps"] if first <= s["index"] <= last and s["kind"] == "op"],
+               graph={"forward": {"nodes": nodes, "edges": [e for e in doc["graph"]["forward"]["edges"]
+                                                            if e["target"] in kept]},
+                      "backward": {"nodes": [], "edges": []}})
+    return out
 
 
 def _fallback_html(trace, note: str, max_rows: int = MAX_TABLE_ROWS) -> str:

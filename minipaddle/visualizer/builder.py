@@ -33,10 +33,11 @@ from collections import deque
 
 import numpy as np
 
+from ..framework import instrument
 from ..framework.autograd.node import AccumulateGrad
 from ..framework.parameter import Parameter
 from ..framework.registry import KernelKey, _preferred
-from .summary import json_number, jsonable, same_values, summarize
+from .summary import SATURATION_OPS, json_number, jsonable, saturation, same_values, summarize
 from . import program as _program
 from .trace import build_document
 
@@ -47,6 +48,7 @@ VALUE_BYTES = 12        # per value kept: ~its JSON text (its copy in memory tak
 TENSOR_BYTES = 700
 GRAD_NODE_BYTES = 900
 STEP_BYTES = 1500       # one step with its op node or update record, on average
+ITERATION_BYTES = 120   # one training iteration's start and loss (iterations.py builds the rest)
 MAX_INNER_OPS = 32      # ops listed per backward step (the rest are only counted)
 MAX_NAN_EVENTS = 100    # NaN/Inf occurrences listed (all are counted)
 MAX_AUTOTUNE = 200      # autotune decisions kept (the first ones: later calls of a class reuse them)
@@ -98,6 +100,14 @@ class TraceBuilder:
         self._nan_pending: list = []             # (sid, tensor) of new states holding NaN/Inf, to flag
         self._version = 0                        # bumped on every change: Recorder caches its Trace
         self._sweep_at = SWEEP_MIN               # _remember sweeps its table beyond this size
+        # training iterations (iterations.py): [index, first step, loss] of each iteration still retained,
+        # oldest first; a forward op after a backward pass or an optimizer update starts the next one
+        self.iterations: deque = deque([[0, 0, None]])
+        self._iteration_done = False             # the current iteration ran backward or an update
+        self.saw_training = False                # any backward pass or optimizer update at all
+        self.layer_kinds: dict[str, str | None] = {}  # layer path -> its class name ("Tanh")
+        self.param_layers: dict[str, str] = {}   # parameter tid -> path of the layer that holds it
+        self._structured_names: dict[int, tuple] = {}  # id(outermost layer) -> (weakref, {id(param): key})
 
     # ---- ids ----------------------------------------------------------------------------
     def _new_id(self, prefix: str) -> str:
@@ -140,7 +150,8 @@ class TraceBuilder:
 
     def _new_tensor(self, tid: str, t, role: str, held: list, producer: str | None) -> dict:
         """Make the record of tensor `t` (an op's output is always new: dispatch wraps every result)."""
-        if role != "gradient" and producer is None and isinstance(t, Parameter):
+        is_param = role != "gradient" and producer is None and isinstance(t, Parameter)
+        if is_param:
             role = "parameter"
             if t._name is not None:
                 self._params[t._name] = weakref.ref(t)
@@ -149,9 +160,32 @@ class TraceBuilder:
         record = self.objects[tid] = {"id": tid, "name": t._name, "shape": list(data.shape), "dtype": dtype,
                                       "role": role, "stop_gradient": bool(t.stop_gradient), "producer": producer,
                                       "grad_of": None, "grad": None, "states": []}
+        if is_param:
+            record["structured_name"] = self._structured_name(t, tid)
         self.bytes_used += TENSOR_BYTES
         held.append(tid)
         return record
+
+    def _structured_name(self, param, tid: str) -> str | None:
+        """`param`'s state_dict key in the outermost running layer ("0.weight", "fc1.bias"), or None
+        outside layers; notes the path of the layer holding it ("Sequential.0") for the health view.
+        Each outermost layer's names are listed once per recording."""
+        stack = instrument.layer_stack
+        if not stack:
+            return None
+        outer = stack[0][0]
+        entry = self._structured_names.get(id(outer))
+        if entry is None or entry[0]() is not outer:
+            names = {id(p): key for key, p in outer.state_dict().items()}
+            entry = self._structured_names[id(outer)] = (weakref.ref(outer), names)
+        name = entry[1].get(id(param))
+        if stack[0][1] is None:  # paths are worked out on demand
+            instrument.current_layer()
+        outer_path = stack[0][1]
+        if name is not None and outer_path is not None:
+            owner = name.rpartition(".")[0]
+            self.param_layers[tid] = f"{outer_path}.{owner}" if owner else outer_path
+        return name
 
     def _state(self, tid: str, t, held: list, step: int, like=None, read: bool = False, record=None) -> str:
         """Summarize tensor `t` now, as a new state of `tid`.
@@ -264,6 +298,12 @@ class TraceBuilder:
             self._inner_ops.append(inner)
             return
         step = self.next_step
+        if self._iteration_done:  # the forward pass of the next training iteration begins
+            self._start_iteration(step)
+        layer = e.get("layer")
+        if layer is not None and layer not in self.layer_kinds:
+            stack = instrument.layer_stack
+            self.layer_kinds[layer] = type(stack[-1][0]).__name__ if stack else None
         held: list = []
         nid = self._new_id("n")
         inputs, input_states = [], []
@@ -291,6 +331,8 @@ class TraceBuilder:
                              "attrs": _attrs_json(e.get("attrs")), "kernel": kernel, "start_ns": start - self.t0_ns,
                              "end_ns": end - self.t0_ns, "grad_node": gid, "nan_inf": None,
                              "first_nan_inf": False, "step": step}
+        if e["op"] in SATURATION_OPS and e["outputs"]:  # the health view's saturated / dead fraction
+            self.objects[nid]["saturation"] = saturation(e["op"], e["outputs"][0]._data)
         held.append(nid)
         if self._nan_pending:  # (only outputs can be pending here: the inputs' were flushed above)
             self._nan_pending.clear()  # _check_nan_inf knows more about outputs
@@ -338,7 +380,23 @@ class TraceBuilder:
         if self._backward_depth == 0:
             self._backward_pass += 1
             self._inner_ops = []
+            self._end_iteration()
+            current = self.iterations[-1]
+            outputs = e.get("outputs") or ()
+            if current[2] is None and outputs and hasattr(outputs[0], "_data"):
+                current[2] = _loss_value(outputs[0]._data)
         self._backward_depth += 1
+
+    # ---- training iterations ---------------------------------------------------------------
+    def _end_iteration(self) -> None:
+        """A backward pass or an optimizer update: the next forward op starts a new iteration."""
+        self._iteration_done = True
+        self.saw_training = True
+
+    def _start_iteration(self, step: int) -> None:
+        self.iterations.append([self.iterations[-1][0] + 1, step, None])
+        self.bytes_used += ITERATION_BYTES
+        self._iteration_done = False
 
     def _on_backward_end(self, e: dict) -> None:
         self._backward_depth = max(0, self._backward_depth - 1)
@@ -439,10 +497,12 @@ class TraceBuilder:
             name = param._name
             tid = self._tensor(param, "parameter", held)
             states.append(self._state(tid, param, held, step))  # the value after the update
+        self._end_iteration()
         uid = self._new_id("u")
         self.objects[uid] = {"id": uid, "step": step, "optimizer": str(e.get("optimizer")), "param": tid,
                              "param_name": name, "lr": _number(e.get("lr")), "grad_norm": _number(e.get("grad_norm")),
-                             "update_norm": _number(e.get("update_norm"))}
+                             "update_norm": _number(e.get("update_norm")),
+                             "structured_name": None if tid is None else self.objects[tid].get("structured_name")}
         held.append(uid)
         if self._nan_pending:  # a parameter gone NaN
             self._flush_nan(step, None, str(e.get("optimizer")), None, "update")
@@ -578,6 +638,10 @@ class TraceBuilder:
         _, held, nbytes = self.steps.popleft()
         self.dropped_steps += 1
         self.bytes_used -= nbytes
+        iterations = self.iterations
+        while len(iterations) > 1 and self.steps and iterations[1][1] <= self.steps[0][0]["index"]:
+            iterations.popleft()  # all its steps are gone
+            self.bytes_used -= ITERATION_BYTES
         for obj_id in held:
             count = refs[obj_id] - 1
             if count:
@@ -673,6 +737,13 @@ def _dtype_name(dtype: np.dtype) -> str:
     if name is None:  # str(dtype) is a slow Python-level property: once per dtype
         name = _DTYPE_NAMES[dtype] = str(dtype)
     return name
+
+
+def _loss_value(data: np.ndarray) -> float | str | None:
+    """The value backward() started from (its mean when it is not a single number)."""
+    if data.size == 0 or data.dtype.kind not in "fiub":
+        return None
+    return json_number(float(data.reshape(-1)[0]) if data.size == 1 else float(np.mean(data, dtype=np.float64)))
 
 
 def _number(v) -> float | str | None:

@@ -106,15 +106,65 @@ def same_values(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def summary_to_json(s: Summary) -> dict:
-    """The document's "summary" object."""
+    """The document's "summary" object. Statistics are written to 4 significant digits (a picture
+    and a table need no more; a long training trace holds thousands of summaries): min and max
+    rounded outward, so every value still lies in [min, max], the histogram's range."""
+    lo = hi = mean = std = None
+    if s.min is not None and s.min == s.max:  # one value (or all equal): one number, as it was
+        lo = hi = round_significant(s.min)
+    elif s.min is not None:
+        lo, hi = round_outward(s.min, down=True), round_outward(s.max, down=False)
     hist = None
     if s.hist is not None:
-        hist = {"min": s.min, "max": s.max, "counts": s.hist.tolist(), "stride": s.hist_stride}
-    mean = std = None
+        hist = {"min": lo, "max": hi, "counts": s.hist.tolist(), "stride": s.hist_stride}
     if s.mean is not None:  # a float64 sum near 1e308 can overflow: still strict JSON
-        mean, std = json_number(s.mean), json_number(s.std)
-    return {"numel": s.numel, "min": s.min, "max": s.max, "mean": mean, "std": std,
+        mean, std = json_number(round_significant(s.mean)), json_number(round_significant(s.std))
+    return {"numel": s.numel, "min": lo, "max": hi, "mean": mean, "std": std,
             "nan_count": s.nan_count, "inf_count": s.inf_count, "histogram": hist}
+
+
+SIGNIFICANT_FORMAT = ".4g"  # statistics in the document: 4 significant digits
+
+
+def round_significant(v: float) -> float:
+    """`v` to 4 significant digits (0.30606988 -> 0.3061); a non-finite value stays as it is."""
+    if v - v != 0.0:  # inf or nan
+        return v
+    r = float(format(v, SIGNIFICANT_FORMAT))
+    return r if r - r == 0.0 else v  # (1.7976e308 would round up to inf)
+
+
+def round_outward(v: float, down: bool) -> float:
+    """`v` to 4 significant digits, rounded down (a minimum) or up (a maximum)."""
+    r = round_significant(v)
+    if (r > v) if down else (r < v):
+        unit = 10.0 ** (math.floor(math.log10(abs(v))) - 3)
+        r = round_significant(r - unit if down else r + unit)
+        if (r > v) if down else (r < v):  # (cannot happen; never write a bound inside the values)
+            return v
+    return r
+
+
+# The health view (iterations.py) shows how much of an activation's output sits in its flat region,
+# where gradients vanish: |y| > 0.97 for tanh, y < 0.03 or y > 0.97 for sigmoid, y == 0 ("dead") for relu.
+SATURATION_OPS = frozenset({"tanh", "sigmoid", "relu"})
+SATURATION_SAMPLE = 1 << 16  # bigger outputs are measured on a strided sample of about this many values
+
+
+def saturation(op: str, array: np.ndarray) -> float | None:
+    """The fraction of `array` (the output of `op`, one of SATURATION_OPS) that is saturated."""
+    if array.size == 0 or array.dtype.kind != "f":
+        return None
+    flat = array.reshape(-1)
+    if flat.size > SATURATION_SAMPLE:
+        flat = flat[::-(-flat.size // SATURATION_SAMPLE)]
+    if op == "tanh":
+        hits = np.count_nonzero(np.abs(flat) > 0.97)
+    elif op == "sigmoid":
+        hits = np.count_nonzero((flat < 0.03) | (flat > 0.97))
+    else:
+        hits = np.count_nonzero(flat == 0)
+    return hits / flat.size
 
 
 def json_number(v: float) -> float | str:

@@ -14,6 +14,10 @@ Python and the browser. Sections:
     steps          everything in the order it happened (op, backward_step, hook,
                    optimizer_update): scrub through it; each step names its node and states
     optimizer_updates, nan_inf, timings
+    iterations     (1.2) a training loop as iterations: first/last step, structure id (iterations with
+                   equal structure ran the same steps), loss, gradient norm, update ratio
+    health         (1.2) per leaf layer and per updated parameter, one number per iteration:
+                   activation mean/std/saturation, gradient std, weight and update norms
     autotune       the kernel autotuner's decisions seen while recording (each tuned op node also
                    carries its own, kernel.tuning: candidates, their times, the winner)
     programs       static Programs ("P0": blocks, vars, ops with source lines), see program.py
@@ -36,7 +40,7 @@ import numpy as np
 from ..framework.errors import invalid_argument
 from .summary import summary_to_json, values_to_json
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 FORMAT = "minipaddle.trace"
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "trace.schema.json"
 _schema_cache: dict | None = None
@@ -127,6 +131,23 @@ class Trace:
     @property
     def first_nan_inf(self) -> dict | None:
         return self._doc["nan_inf"]["first"]
+
+    @property
+    def iterations(self) -> list[dict]:
+        """The training iterations (schema 1.2; [] when the recording saw no backward or update)."""
+        return self._doc.get("iterations") or []
+
+    @property
+    def health(self) -> dict | None:
+        """Per-iteration health of layers and parameters (schema 1.2), or None."""
+        return self._doc.get("health")
+
+    def iteration_steps(self, position: int) -> list[dict]:
+        """The steps of `iterations[position]`, in order."""
+        iteration = self.iterations[position]
+        steps = self.steps
+        offset = steps[0]["index"] if steps else 0  # steps are numbered consecutively from the first kept
+        return steps[iteration["first_step"] - offset:iteration["last_step"] - offset + 1]
 
     def tensor(self, tensor_id: str) -> dict:
         return self._index("tensors")[tensor_id]
@@ -306,6 +327,7 @@ def build_document(b) -> dict:
         elif kind == "u":
             updates.append(rec)
     steps = [step for step, _, _ in b.steps]
+    from .iterations import iteration_sections
     return {
         "format": FORMAT,
         "schema_version": SCHEMA_VERSION,
@@ -319,6 +341,7 @@ def build_document(b) -> dict:
                   "backward": {"nodes": gnodes, "edges": _backward_edges(gnodes, objects)}},
         "steps": steps,
         "optimizer_updates": updates,
+        **iteration_sections(b, steps),
         "nan_inf": {"first": b.nan_inf["first"], "count": b.nan_inf["count"],
                     "occurrences": list(b.nan_inf["occurrences"])},
         "timings": _timings(b.timings),

@@ -59,15 +59,45 @@ def test_bundle_has_the_three_views_of_one_trace(model, x):
     rec, _, _ = record_step(model, x)
     bundle = trace_bundle(rec.trace)
     assert set(bundle) == {MIME_TYPE, "text/html", "text/plain"}
-    doc = bundle[MIME_TYPE]
-    assert doc is rec.trace.to_dict()
+    text = bundle[MIME_TYPE]
+    assert isinstance(text, str) and ", " not in text[:200]  # one compact JSON string, not an object
+    doc = json.loads(text)
+    assert doc == rec.trace.to_dict() == nd.bundle_document(bundle)  # the same document, round-tripped
     jsonschema.Draft202012Validator(load_schema()).validate(doc)
-    json.dumps(doc, allow_nan=False)  # Jupyter sends it as strict JSON
     assert "<script" not in bundle["text/html"].lower()
     assert "\n" not in bundle["text/plain"]
     from_recorder = trace_bundle(rec)  # a Recorder works as well
-    assert from_recorder[MIME_TYPE] is doc and from_recorder["text/plain"] == bundle["text/plain"]
+    assert from_recorder[MIME_TYPE] == text and from_recorder["text/plain"] == bundle["text/plain"]
     assert MIME_TYPE not in trace_bundle(rec.trace, include_json=False)
+
+
+def test_bundle_html_is_small_a_loss_table_and_one_iteration(x):
+    paddle.seed(0)
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+    opt = paddle.optimizer.SGD(learning_rate=0.1, parameters=model.parameters())
+    losses = []
+    with paddle.debug.record() as rec:
+        for _ in range(120):
+            loss = (model(x) ** 2).mean()
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            losses.append(float(loss))
+    bundle = trace_bundle(rec.trace)
+    page = bundle["text/html"]
+    assert len(page) < len(bundle[MIME_TYPE]) / 20  # a fallback, not a second copy of the trace
+    assert "120 iterations (50 of 120 shown)" in page
+    assert page.count("<tr>") == 1 + 50
+    assert f"<td>0</td><td>{losses[0]:.4g}</td>" in page and f"<td>119</td><td>{losses[-1]:.4g}</td>" in page
+    assert "forward ops of iteration 0" in page
+    doc = rec.trace.to_dict()
+    second = rec.trace.steps[doc["iterations"][1]["first_step"]]["node"]  # the first op of iteration 1
+    if "<svg" in page:  # Graphviz is installed: the graph of iteration 0 only
+        assert page.count("tanh") >= 1 and f'<g id="{second}"' not in page and '<g id="n1"' in page
+    else:  # the table of the first iteration's ops
+        ET.fromstring(page)
+    live = trace_bundle(rec.trace, picture=False)["text/html"]
+    assert "<svg" not in live and "forward ops" not in live
 
 
 def test_summary_line_counts_what_the_document_holds(model, x):
@@ -113,7 +143,9 @@ def test_html_comes_from_the_visualizer_export_when_it_is_there(monkeypatch, mod
     fake.to_html = lambda trace, scripts=True, full_page=True, max_rows=1000: f"{scripts} {full_page} {max_rows}"
     monkeypatch.setitem(sys.modules, "minipaddle.visualizer.html", fake)
     assert nd.trace_html(rec.trace) == "False False 1000"  # a fragment without scripts
-    assert nd.trace_bundle(rec.trace, max_rows=7)["text/html"] == "False False 7"
+    assert nd.trace_bundle(rec.trace)["text/html"] == "False False 1000"  # a small trace shows its full view
+    monkeypatch.setattr(nd, "FULL_VIEW_STEPS", 3)
+    assert "False False" not in nd.trace_bundle(rec.trace)["text/html"]  # a long one the small view
 
     def broken(trace, **options):
         raise RuntimeError("oops")

@@ -1,6 +1,8 @@
 """LiveTrace: time-throttled re-rendering through one display id, tested with a fake clock and display."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -72,7 +74,7 @@ def test_updates_follow_the_clock_not_the_ops(clock):
         assert ops_seen == [503, 506, 509]  # each shows the trace as it was then: the graph grows
     assert live.updates == 4  # the final update, with everything
     final = screen.handle.updates[-1]
-    assert final[MIME_TYPE]["graph"]["forward"]["nodes"][-1]["step"] == 509
+    assert json.loads(final[MIME_TYPE])["graph"]["forward"]["nodes"][-1]["step"] == 509
     assert live._on_event not in instrument.subscribers
 
 

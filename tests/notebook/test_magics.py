@@ -6,7 +6,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 from minipaddle.framework import instrument
-from minipaddle.notebook.display import MIME_TYPE
+from minipaddle.notebook.display import MIME_TYPE, bundle_document
 from minipaddle.notebook.magics import byte_size
 from minipaddle.visualizer import Trace
 
@@ -48,7 +48,7 @@ def test_trace_cell_shows_one_bundle_and_returns_the_cells_value(shell):
     (shown,) = outputs
     assert set(shown["data"]) == {MIME_TYPE, "text/html", "text/plain"}
     trace = shell.user_ns["_paddle_trace"]
-    assert isinstance(trace, Trace) and shown["data"][MIME_TYPE] is trace.to_dict()
+    assert isinstance(trace, Trace) and bundle_document(shown["data"]) == trace.to_dict()
     assert [n["op"] for n in trace.nodes] == ["linear", "relu", "linear", "multiply", "mean"]
     assert shown["data"]["text/plain"].startswith("minipaddle trace: 5 ops, ")
     assert not instrument.subscribers  # recording stopped with the cell

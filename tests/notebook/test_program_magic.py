@@ -8,7 +8,7 @@ from IPython.utils.capture import capture_output
 
 from minipaddle.framework.static import builder, executor
 from minipaddle.framework.static.program import Program
-from minipaddle.notebook.display import MIME_TYPE
+from minipaddle.notebook.display import MIME_TYPE, bundle_document
 from minipaddle.visualizer import dangling_references, load_schema
 
 SETUP = """
@@ -102,7 +102,7 @@ def test_trace_cell_records_executor_runs_and_passes(shell):
             "out = exe.run(opt, feed={'x': xs}, fetch_list=[loss, flag])\n")
     result, (shown,) = run(shell, cell)
     assert result.success
-    doc = valid(shown[MIME_TYPE])
+    doc = valid(bundle_document(shown))
     assert len(doc["pass_diffs"]) == 6 and doc["programs"][0]["role"] == "main"
     (r,) = doc["program_runs"]
     assert r["program"] == doc["pass_diffs"][-1]["after"] and set(r["feed"]) == {"x"}

@@ -16,7 +16,7 @@ def test_mlp_step_document_validates_and_names_layers(mlp, batch):
     with paddle.debug.record() as rec:
         loss = train_step(mlp, *batch)
     doc = validated(rec.trace)
-    assert doc["schema_version"] == "1.1" and doc["format"] == "minipaddle.trace"
+    assert doc["schema_version"] == "1.2" and doc["format"] == "minipaddle.trace"
     ops = [(n["op"], n["layer"]) for n in doc["graph"]["forward"]["nodes"]]
     assert ops == [("linear", "MLP.fc1"), ("relu", "MLP"), ("linear", "MLP.fc2"),
                    ("subtract", None), ("multiply", None), ("mean", None)]
@@ -28,7 +28,7 @@ def test_mlp_step_document_validates_and_names_layers(mlp, batch):
     assert [s["index"] for s in doc["steps"]] == list(range(len(kinds)))
     mean_node = doc["graph"]["forward"]["nodes"][-1]
     loss_state = rec.trace.state(mean_node["output_states"][0])
-    assert loss_state["summary"]["mean"] == pytest.approx(float(loss))
+    assert loss_state["summary"]["mean"] == pytest.approx(float(loss), rel=5e-4)  # 4 significant digits
     assert rec.trace.values(loss_state["id"]) == pytest.approx(float(loss))
     assert {t["role"] for t in doc["tensors"]} >= {"parameter", "input", "activation", "gradient"}
     timed = {(t["op"], t["phase"]) for t in doc["timings"]["ops"]}
@@ -143,7 +143,8 @@ def test_nan_inf_marks_the_tensor_and_the_op_that_made_it_first(mlp):
     assert doc["nan_inf"]["count"] == 3
     summary = rec.trace.state(nodes["sqrt"]["output_states"][0])["summary"]
     assert (summary["nan_count"], summary["inf_count"]) == (1, 0)
-    assert (summary["min"], summary["max"]) == pytest.approx((np.sqrt(2), np.sqrt(8)))
+    assert (summary["min"], summary["max"]) == pytest.approx((np.sqrt(2), np.sqrt(8)), rel=1e-3)
+    assert summary["min"] <= np.sqrt(2) and summary["max"] >= np.sqrt(8)  # rounded outward
     text = rec.trace.to_json()
     assert "NaN" in text and "-Infinity" in text
     np.testing.assert_array_equal(rec.trace.values(nodes["log"]["output_states"][0]), c.numpy())
@@ -420,7 +421,7 @@ def test_a_parameter_unchanged_since_the_last_recording_is_not_summarized_again(
     node = second.trace.nodes[0]
     summary = _state_summary(second.trace, node["input_states"][1])
     assert summary == _state_summary(first.trace, after_update)
-    assert summary["mean"] == pytest.approx(float(layer.weight.numpy().astype(np.float64).mean()), rel=1e-12)
+    assert summary["mean"] == pytest.approx(float(layer.weight.numpy().astype(np.float64).mean()), rel=5e-4)
 
     with paddle.no_grad():
         layer.weight.set_value(np.full([40, 30], 2.0, np.float32))  # set_value bumps the version
@@ -463,8 +464,8 @@ def test_a_grad_buffer_shares_the_gradients_summary_only_when_equal(monkeypatch)
     assert made.count(1200) == 2  # the gradient, and the buffer that differs from it
     grad = layer.weight.grad.numpy().astype(np.float64)
     summary = _state_summary(rec.trace, buffer)
-    assert (summary["min"], summary["max"]) == (grad.min(), grad.max())
-    assert summary["mean"] == pytest.approx(2 * _state_summary(rec.trace, incoming)["mean"], rel=1e-6)
+    assert (summary["min"], summary["max"]) == pytest.approx((grad.min(), grad.max()), rel=1e-3)
+    assert summary["mean"] == pytest.approx(2 * _state_summary(rec.trace, incoming)["mean"], rel=1e-3)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])  # float16: the numpy path
