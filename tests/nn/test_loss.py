@@ -554,3 +554,23 @@ def test_other_losses_reject_bad_arguments():
             weight=t(np.ones(2)))
     _raises(r"MSELoss: reduction got 'avg'", nn.MSELoss, reduction="avg")
     _raises(r"KLDivLoss: reduction got 'x'", nn.KLDivLoss, reduction="x")
+
+
+def test_nll_loss_takes_n_by_1_labels_for_2d_input_as_paddle():
+    log_probs = F.log_softmax(paddle.to_tensor([[1.0, 2.0, 3.0], [1.0, 0.5, 0.2]]), axis=1)
+    flat = F.nll_loss(log_probs, paddle.to_tensor([2, 0]), reduction="none")
+    column = F.nll_loss(log_probs, paddle.to_tensor([[2], [0]]), reduction="none")
+    assert column.shape == [2]
+    np.testing.assert_array_equal(column.numpy(), flat.numpy())
+    with pytest.raises(InvalidArgument, match=r"nll_loss: label has shape \[2, 2\], expected \[2\]"):
+        F.nll_loss(log_probs, paddle.to_tensor([[2, 1], [0, 1]]))
+
+
+def test_square_error_cost_is_the_unreduced_squared_difference():
+    pred = paddle.to_tensor([[1.0], [2.0]], stop_gradient=False)
+    cost = F.square_error_cost(pred, paddle.to_tensor([[0.5], [3.0]]))
+    np.testing.assert_allclose(cost.numpy(), [[0.25], [1.0]])
+    cost.sum().backward()
+    np.testing.assert_allclose(pred.grad.numpy(), [[1.0], [-2.0]])   # 2 * (pred - label)
+    with pytest.raises(InvalidArgument, match="square_error_cost"):
+        F.square_error_cost(paddle.to_tensor([1, 2]), paddle.to_tensor([1, 2]))

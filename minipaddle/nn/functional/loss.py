@@ -35,9 +35,9 @@ from ...framework.ops.softmax import log_softmax, softmax
 from ...framework.ops.sorting import take_along_axis
 from ...framework.tensor import Tensor
 
-__all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss",
-           "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "margin_ranking_loss",
-           "hinge_embedding_loss"]
+__all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "square_error_cost", "l1_loss",
+           "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+           "margin_ranking_loss", "hinge_embedding_loss"]
 
 
 # ---- shared checks and reductions ----------------------------------------------------------------
@@ -251,7 +251,7 @@ def softmax_with_cross_entropy(logits, label, soft_label: bool = False, ignore_i
 # ---- nll_loss ----------------------------------------------------------------------------------------
 def nll_loss(input, label, weight=None, ignore_index: int = -100, reduction: str = "mean", name=None) -> Tensor:
     """-input[n, label[n]] (times weight[label[n]]) for log-probabilities input of shape [N, C, d1, ...]
-    and int labels [N, d1, ...]; "mean" divides by the sum of the weights of the rows not ignored."""
+    and int labels [N, d1, ...] ([N] or [N, 1] for [N, C] input); "mean" divides by the sum of the weights of the rows not ignored."""
     op = "nll_loss"
     input = _float_input(op, "input", input)
     label = as_tensor(op, "label", label)
@@ -261,6 +261,8 @@ def nll_loss(input, label, weight=None, ignore_index: int = -100, reduction: str
     if len(shape) < 2:
         raise invalid_argument(op, f"input has shape {list(shape)}, expected [N, C] or [N, C, d1, ...].")
     check_label_dtype(op, label._data)
+    if len(shape) == 2 and label._data.shape == (shape[0], 1):  # Paddle takes [N, 1] labels for [N, C] too
+        label = reshape(label, [shape[0]])
     if label._data.shape != shape[:1] + shape[2:]:
         raise invalid_argument(op, f"label has shape {list(label._data.shape)}, expected "
                                    f"{list(shape[:1] + shape[2:])} for input of shape {list(shape)}.")
@@ -288,6 +290,12 @@ def mse_loss(input, label, reduction: str = "mean", name=None) -> Tensor:
     """(input - label)^2, reduced."""
     input, label = _pair("mse_loss", input, label, reduction)
     return _reduce(square(input - label), reduction)
+
+
+def square_error_cost(input, label) -> Tensor:
+    """(input - label)^2 per element, not reduced (Paddle's fit-a-line examples take its mean)."""
+    input, label = _pair("square_error_cost", input, label, "none")
+    return square(input - label)
 
 
 def l1_loss(input, label, reduction: str = "mean", name=None) -> Tensor:
