@@ -195,6 +195,10 @@ export class TraceView {
     main.append(left, this.inspectorEl);
     graphPane.appendChild(main);
     this.viewport = new Viewport(this.graphEl, { minimap: true });
+    this.viewport.focus = () => {
+      const s = this.model.current;
+      return this.nodeEls.get(this.selected ?? (s ? this.viewNodeOf(s) : null) ?? '') ?? null;
+    };
     this.buildTabs();
     this.node.addEventListener('keydown', e => this.onKey(e));
     this.model.onChange(() => this.update());

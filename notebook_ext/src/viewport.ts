@@ -14,7 +14,7 @@ export const MIN_SCALE = 1.1;
 /** A small graph is not blown up beyond this. */
 export const MAX_FIT_SCALE = 1.5;
 const MAX_SCALE = 4;
-const MINIMAP_MAX = 150; // px: the minimap's longer side
+const MINIMAP_MAX = 120; // px: the minimap's longer side
 const FALLBACK_SIZE = [800, 460]; // a pane not laid out yet (tests under happy-dom)
 
 export type Box = [number, number, number, number];
@@ -31,7 +31,10 @@ export class Viewport implements Zoomable {
   private miniRect: SVGRectElement | null = null;
   private miniDot: SVGCircleElement | null = null;
   private observer: ResizeObserver | null = null;
+  /** the pane size the window was last sized for ([0, 0]: not laid out then, e.g. in a hidden tab) */
   private lastSize = [0, 0];
+  /** the node to keep in view after the pane is first laid out (the owner's current node) */
+  focus: (() => SVGGElement | null) | null = null;
 
   constructor(private host: HTMLElement, private options: { minimap?: boolean } = {}) {
     installPanZoom(host, this);
@@ -82,6 +85,7 @@ export class Viewport implements Zoomable {
 
   /** The default view: the whole graph when it is readable so, else its top at the least readable scale. */
   reset(): void {
+    this.lastSize = this.host.clientWidth > 0 && this.host.clientHeight > 0 ? this.size() : [0, 0];
     const fit = this.fitScale();
     this.scale = fit >= MIN_SCALE ? Math.min(fit, MAX_FIT_SCALE) : MIN_SCALE;
     const [w, h] = this.size();
@@ -113,7 +117,8 @@ export class Viewport implements Zoomable {
 
   /** Node `g`'s box in graph units (the viewBox's), or null when it cannot be measured. */
   nodeBox(g: SVGGElement): Box | null {
-    if (this.boxes.has(g)) return this.boxes.get(g) ?? null;
+    const known = this.boxes.get(g);
+    if (known) return known;
     let box: Box | null = null;
     try {
       if (typeof g.getBBox === 'function') {
@@ -123,7 +128,7 @@ export class Viewport implements Zoomable {
     } catch {
       box = null; // getBBox throws on an SVG that is not rendered
     }
-    this.boxes.set(g, box);
+    if (box) this.boxes.set(g, box); // not measurable while hidden: try again later
     return box;
   }
 
@@ -149,13 +154,14 @@ export class Viewport implements Zoomable {
 
   private onResize(): void {
     const size = this.size();
-    if (!this.svg || (size[0] === this.lastSize[0] && size[1] === this.lastSize[1])) return;
-    const first = this.lastSize[0] === 0;
-    this.lastSize = size;
-    if (first) {
+    if (!this.svg || this.host.clientWidth === 0 || (size[0] === this.lastSize[0] && size[1] === this.lastSize[1])) return;
+    if (this.lastSize[0] === 0) {  // drawn while hidden: size the window now, around the owner's node
       this.reset();
+      const g = this.focus?.();
+      if (g) this.ensureVisible(g);
       return;
     }
+    this.lastSize = size;
     const [x, y, w, h] = this.box;
     const cx = x + w / 2;
     const cy = y + h / 2;
