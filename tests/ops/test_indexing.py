@@ -62,6 +62,32 @@ def test_advanced_indexing_matches_numpy(data):
     assert_forward(t(x)[as_tensors], x[index])
 
 
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_python_bools_with_none_ellipsis_and_ints_match_numpy(data):
+    """A Python bool is numpy's 0-D bool index: a new axis of size 1 (True) or 0 (False)."""
+    shape = data.draw(shapes(min_dims=0, max_dims=3, min_side=1))
+    x = data.draw(arrays(shape, "float64"))
+    pool = [True, False, None, Ellipsis] + ([0, -1, slice(None, None, -1)] if shape else [])
+    index = tuple(data.draw(st.lists(st.sampled_from(pool), min_size=1, max_size=4)))
+    if sum(i is Ellipsis for i in index) > 1 or sum(isinstance(i, (int, slice)) and not isinstance(i, bool)
+                                                      for i in index) > len(shape):
+        return
+    expected = x[index]
+    out = t(x)[index]
+    assert_forward(out, expected)
+    if out.size:
+        check_grad(lambda v: v[index], [x])
+
+
+def test_setitem_with_python_bools():
+    x = t(np.zeros((2, 3)))
+    x[True] = 1.0
+    x[False] = 5.0
+    x[0, True] = t(np.full((1, 3), 2.0))
+    np.testing.assert_array_equal(x.numpy(), [[2.0] * 3, [1.0] * 3])
+
+
 def test_index_kinds():
     x = np.arange(24.0).reshape(2, 3, 4)
     xt = t(x)
@@ -126,7 +152,7 @@ def test_out_of_range_index_is_a_clear_index_error():
     ((0, 0, 0), "too many indices: x is 2-D but 3 dims are indexed"),
     ((Ellipsis, Ellipsis), "single Ellipsis"),
     (1.5, "index of type float is not supported"),
-    (True, "a Python bool is not a supported index"),
+    ((False, [0, 1]), r"index arrays of shapes \[0\], \[2\] cannot be broadcast"),
     (slice(0, 2, 0), "slice step cannot be zero"),
     (np.array([0.5]), "index array has dtype float64"),
     (([0, 1], [0, 1, 2]), r"index arrays of shapes \[2\], \[3\] cannot be broadcast"),

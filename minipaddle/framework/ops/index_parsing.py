@@ -7,6 +7,9 @@ Used by indexing.py (getitem, setitem). The items are:
     None                a new axis of size 1
     "advanced"          the next row of the `advanced` array: every index array, broadcast
                         together and stacked (a bool mask becomes one row per mask dim)
+    "true" / "false"    a Python bool: numpy's 0-D bool index. It reads no axis of x and adds one of
+                        size 1 (True) or 0 (False) where the advanced dims go; its row in `advanced`
+                        ([0] or []) only carries that shape
 
 Also the index-range errors every indexing op raises.
 """
@@ -18,6 +21,8 @@ from ..errors import InvalidArgument, invalid_argument
 from ..tensor import Tensor
 
 ADVANCED = "advanced"
+BOOL_ITEMS = {True: "true", False: "false"}
+_BOOL_VALUES = {"true": True, "false": False}
 FULL = (None, None, None)
 _NO_ADVANCED = np.zeros((0,), np.int64)
 _NO_ADVANCED.flags.writeable = False
@@ -52,8 +57,7 @@ def _classify(item):
     if item is Ellipsis:
         return "ellipsis", None
     if isinstance(item, (bool, np.bool_)):
-        raise invalid_argument("getitem", "a Python bool is not a supported index.",
-                               hint="index with a bool Tensor mask instead, e.g. x[x > 0].")
+        return "bool", bool(item)
     if isinstance(item, (int, np.integer)):
         return "int", int(item)
     if isinstance(item, slice):
@@ -108,6 +112,9 @@ def normalize_index(x_shape: tuple, index) -> tuple[tuple, Tensor]:
             axis += ndim - consumed
         elif kind == "none":
             items.append(None)
+        elif kind == "bool":   # x[True]: a new axis of size 1 (0 for False), placed as an advanced index
+            items.append(BOOL_ITEMS[v])
+            arrays.append(np.zeros(1 if v else 0, np.int64))
         elif kind == "mask":
             dims = tuple(x_shape[axis:axis + v.ndim])
             if any(d not in (m, -1) for d, m in zip(dims, v.shape)):
@@ -141,13 +148,24 @@ def _stack_advanced(arrays: list) -> np.ndarray:
     return np.stack([np.broadcast_to(a, shape) for a in arrays]).astype(np.int64, copy=False)
 
 
+def has_advanced(items: tuple) -> bool:
+    """Whether x[items] is advanced indexing (numpy copies) rather than basic (a view)."""
+    return ADVANCED in items or "true" in items or "false" in items
+
+
 def indexed_shape(op: str, x_shape: tuple, items: tuple, advanced) -> tuple:
     """The shape of x[items] by numpy's rules; checks every index against its axis."""
-    has_advanced = ADVANCED in items
+    advanced_items = has_advanced(items)
     out, positions, insert_at, axis, row = [], [], None, 0, 0
     for pos, item in enumerate(items):
         if item is None:
             out.append(1)
+            continue
+        if item in _BOOL_VALUES:   # reads no axis of x; its size joins the advanced dims
+            row += 1
+            positions.append(pos)
+            if insert_at is None:
+                insert_at = len(out)
             continue
         n = x_shape[axis]
         if item == ADVANCED:
@@ -159,13 +177,13 @@ def indexed_shape(op: str, x_shape: tuple, items: tuple, advanced) -> tuple:
                 raise out_of_range(op, item, f"axis {axis}", n, -n)
         else:
             out.append(-1 if n < 0 else len(range(*slice(*item).indices(n))))
-        if item == ADVANCED or (has_advanced and isinstance(item, int)):  # ints join advanced indices
+        if item == ADVANCED or (advanced_items and isinstance(item, int)):  # ints join advanced indices
             positions.append(pos)
             if insert_at is None:
                 insert_at = len(out)
         axis += 1
     out.extend(x_shape[axis:])
-    if has_advanced:
+    if advanced_items:
         adjacent = positions[-1] - positions[0] == len(positions) - 1
         at = insert_at if adjacent else 0  # numpy: separated advanced indices put their dims first
         out[at:at] = advanced.shape[1:]
@@ -175,5 +193,13 @@ def indexed_shape(op: str, x_shape: tuple, items: tuple, advanced) -> tuple:
 def numpy_index(items: tuple, advanced: np.ndarray) -> tuple:
     """The attribute back as a numpy index tuple."""
     rows = iter(advanced)
-    return tuple(next(rows) if item == ADVANCED else slice(*item) if isinstance(item, tuple) else item
-                 for item in items)
+    out = []
+    for item in items:
+        if item == ADVANCED:
+            out.append(next(rows))
+        elif item in _BOOL_VALUES:
+            next(rows)              # its row only carried the shape
+            out.append(_BOOL_VALUES[item])
+        else:
+            out.append(slice(*item) if isinstance(item, tuple) else item)
+    return tuple(out)

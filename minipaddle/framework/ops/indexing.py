@@ -21,8 +21,8 @@ from ..errors import invalid_argument, precondition_not_met
 from ..registry import MetaTensor, add_kernel, register_op
 from ..tensor import Tensor
 from .common import ALL, INTS, NUMERIC, as_tensor, broadcast_shape, normalize_axis, require_dtype
-from .index_parsing import (ADVANCED, IndexOutOfRange, check_index_values, indexed_shape,  # noqa: F401
-                            normalize_index, numpy_index, out_of_range)
+from .index_parsing import (ADVANCED, IndexOutOfRange, check_index_values, has_advanced,  # noqa: F401
+                            indexed_shape, normalize_index, numpy_index, out_of_range)
 from .manipulation import view_of
 from .index_dynamic import getitem_dynamic, is_dynamic_index  # registers getitem_dynamic (static path)
 
@@ -41,7 +41,7 @@ def getitem_meta(x, advanced, index=()) -> MetaTensor:
 
 
 def getitem_kernel(x, advanced, index=()):
-    if ADVANCED in index:
+    if has_advanced(index):
         return x[numpy_index(index, advanced)]  # advanced indexing copies
     return x[numpy_index(index, advanced) + (Ellipsis,)]  # a view; `...` keeps 0-D results arrays
 
@@ -55,7 +55,7 @@ def getitem_backward(node, dout):
 def getitem_grad_kernel(dout, advanced, index=(), shape=()):
     """Zeros of x's shape with dout added where x[index] was read (repeats add up)."""
     out = np.zeros(shape, dout.dtype)
-    if ADVANCED in index:
+    if has_advanced(index):
         np.add.at(out, numpy_index(index, advanced), dout)
     else:
         out[numpy_index(index, advanced)] = dout
@@ -78,7 +78,7 @@ add_kernel("getitem_grad", "cpu", NUMERIC, getitem_grad_kernel, name="numpy")
 
 def _getitem(x: Tensor, advanced: Tensor, items: tuple) -> Tensor:
     out = dispatch(GETITEM, (x, advanced), {"index": items})
-    return out if ADVANCED in items else view_of(out, x)
+    return out if has_advanced(items) else view_of(out, x)
 
 
 def getitem(x, index) -> Tensor:
