@@ -142,3 +142,15 @@ def test_bad_mode_and_backend(tiny):
 def test_write_idx_rejects_unsupported_dtypes(tmp_path):
     with pytest.raises(InvalidArgument, match="dtype int64 has no IDX type code"):
         write_idx(tmp_path / "x", np.zeros(2, np.int64))
+
+
+def test_beginner_pipeline_normalize_then_conv2d_gets_n_1_28_28(tiny):
+    """Paddle's first MNIST example: Normalize(data_format='CHW') on MNIST, batches straight into conv2d."""
+    _, _, image_path, label_path = tiny
+    transform = T.Normalize(mean=[127.5], std=[127.5], data_format="CHW")
+    ds = MNIST(image_path=image_path, label_path=label_path, mode="train", transform=transform)
+    assert ds[0][0].shape == (1, 28, 28) and ds[0][0].dtype == np.float32
+    images, labels = next(iter(DataLoader(ds, batch_size=4)))
+    assert images.shape == [4, 1, 28, 28] and labels.shape == [4, 1]
+    out = paddle.nn.Conv2D(1, 6, 5)(images)
+    assert out.shape == [4, 6, 24, 24]

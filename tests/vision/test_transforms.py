@@ -49,8 +49,19 @@ def test_normalize_to_rgb_reverses_channels_first():
     np.testing.assert_array_equal(out[0, 0], [3, 2, 1])
 
 
+def test_normalize_of_a_grey_image_adds_the_channel_axis_as_paddle():
+    grey = np.arange(12, dtype=np.uint8).reshape(3, 4)
+    out = T.Normalize(mean=[127.5], std=[127.5], data_format="CHW")(grey)
+    assert out.shape == (1, 3, 4) and out.dtype == np.float32
+    np.testing.assert_allclose(out[0], (grey - 127.5) / 127.5, rtol=1e-6)
+    assert T.Normalize(mean=127.5, std=127.5)(grey).shape == (3, 3, 4)   # a number means 3 channels
+    assert F.normalize(grey, 127.5, 127.5).shape == (1, 3, 4)
+
+
 def test_normalize_errors():
-    with pytest.raises(InvalidArgument, match="mean has 2 values for an image with 3 channels"):
+    with pytest.raises(InvalidArgument, match=r"an image of shape \[3, 2, 2\] \(CHW\) does not fit 2 mean/std"):
+        T.Normalize(mean=[0.5, 0.5], std=[1.0, 1.0])(paddle.zeros([3, 2, 2]))
+    with pytest.raises(InvalidArgument, match="mean has 2 values but std has 3"):
         T.Normalize(mean=[0.5, 0.5], std=1.0)(paddle.zeros([3, 2, 2]))
     with pytest.raises(InvalidArgument, match="has a 0, which would divide by zero"):
         T.Normalize(mean=0.0, std=[0.0])(paddle.zeros([1, 2, 2]))

@@ -77,26 +77,36 @@ def normalize(img, mean, std, data_format: str = "CHW", to_rgb: bool = False):
 
 
 def normalize_values(img, mean: tuple, std: tuple, data_format: str, to_rgb: bool):
-    """normalize() once mean and std are tuples of floats (Normalize calls this per image)."""
+    """normalize() once mean and std are tuples of floats (Normalize calls this per image).
+
+    As Paddle does, mean and std are shaped [C, 1, 1] (CHW) or [1, 1, C] (HWC) and broadcast against
+    the image, so a grey H x W image comes back 1 x H x W: the [N, 1, H, W] batches conv2d wants.
+    """
     was_tensor = isinstance(img, Tensor)
     a = img._data if was_tensor else np.asarray(img)
-    channels = a.shape[0 if data_format == "CHW" else -1] if a.ndim == 3 else 1
-    mean_a, inv_std = _normalize_stats(mean, std, data_format, a.ndim, channels)
+    mean_a, inv_std = _normalize_stats(mean, std, data_format)
     if to_rgb and a.ndim == 3:
         a = a[::-1] if data_format == "CHW" else a[..., ::-1]
+    try:
+        out_shape = np.broadcast_shapes(a.shape, mean_a.shape)
+    except ValueError:
+        raise invalid_argument("normalize", f"an image of shape {list(a.shape)} ({data_format}) does not fit "
+                                            f"{max(len(mean), len(std))} mean/std values (shaped "
+                                            f"{list(mean_a.shape)}).",
+                               hint="give one mean and std per channel.") from None
     out = np.subtract(a, mean_a, dtype=np.float32)
     out *= inv_std
+    assert out.shape == out_shape
     return Tensor._wrap(out) if was_tensor else out
 
 
 @functools.lru_cache(maxsize=64)
-def _normalize_stats(mean: tuple, std: tuple, data_format: str, ndim: int, channels: int):
-    """mean and 1/std shaped to broadcast against the image (checked once per combination)."""
-    shape = ((-1, 1, 1) if data_format == "CHW" else (1, 1, -1)) if ndim == 3 else ()
-    for name, v in (("mean", mean), ("std", std)):
-        if len(v) not in (1, channels):
-            raise invalid_argument("normalize", f"{name} has {len(v)} values for an image with {channels} channels "
-                                                f"(data_format={data_format}, {ndim} dims).")
+def _normalize_stats(mean: tuple, std: tuple, data_format: str):
+    """mean and 1/std shaped [C, 1, 1] (CHW) or [1, 1, C] (HWC), checked once per combination."""
+    shape = (-1, 1, 1) if data_format == "CHW" else (1, 1, -1)
+    if len(mean) != len(std) and 1 not in (len(mean), len(std)):
+        raise invalid_argument("normalize", f"mean has {len(mean)} values but std has {len(std)}; expected "
+                                            "one of each per channel.")
     if 0.0 in std:
         raise invalid_argument("normalize", f"std {list(std)} has a 0, which would divide by zero.")
     mean_a = np.asarray(mean, dtype=np.float32).reshape(shape)

@@ -103,14 +103,19 @@ class ToTensor(BaseTransform):
 
 
 class Normalize(BaseTransform):
-    """(image - mean) / std per channel; mean and std are numbers or one value per channel."""
+    """(image - mean) / std per channel; mean and std are numbers or one value per channel.
+
+    A grey H x W image (what MNIST hands its transform) comes back 1 x H x W, as in Paddle:
+    `Normalize(mean=[127.5], std=[127.5], data_format="CHW")` gives conv2d its channel axis.
+    """
 
     def __init__(self, mean=0.0, std=1.0, data_format: str = "CHW", to_rgb: bool = False, keys=None) -> None:
         super().__init__(keys)
         if data_format not in ("CHW", "HWC"):
             raise invalid_argument("Normalize", f"data_format got {data_format!r}, expected 'CHW' or 'HWC'.")
-        self.mean = [mean] if isinstance(mean, numbers.Number) else list(mean)
-        self.std = [std] if isinstance(std, numbers.Number) else list(std)
+        # as Paddle: one number means that value for each of 3 channels (so a grey image becomes 3 x H x W)
+        self.mean = [mean] * 3 if isinstance(mean, numbers.Number) else list(mean)
+        self.std = [std] * 3 if isinstance(std, numbers.Number) else list(std)
         self.data_format = data_format
         self.to_rgb = to_rgb
         self._mean = tuple(float(v) for v in np.ravel(self.mean))

@@ -1,0 +1,71 @@
+"""Golden cases: vision transforms on grey (H x W) images, and the beginner MNIST pipeline
+Normalize -> DataLoader -> conv2d, which needs [N, 1, 28, 28] batches."""
+import numpy as np
+
+from .harness import case, dtype_name
+
+GREY = (np.arange(12).reshape(3, 4) * 20).astype("uint8")     # an H x W image, as MNIST's are
+
+
+@case
+def normalize_chw_makes_a_grey_image_1_h_w(paddle):
+    T = paddle.vision.transforms
+    return {"uint8": T.Normalize(mean=[127.5], std=[127.5], data_format="CHW")(GREY),
+            "float32": T.Normalize(mean=[127.5], std=[127.5], data_format="CHW")(GREY.astype("float32"))}
+
+
+@case
+def normalize_hwc_on_a_grey_image(paddle):
+    T = paddle.vision.transforms
+    return T.Normalize(mean=[127.5], std=[127.5], data_format="HWC")(GREY)
+
+
+@case
+def normalize_with_a_scalar_mean_uses_three_channels(paddle):
+    T = paddle.vision.transforms
+    return T.Normalize(mean=127.5, std=127.5)(GREY)
+
+
+@case
+def normalize_colour_images(paddle):
+    T = paddle.vision.transforms
+    chw = np.arange(24, dtype="float32").reshape(3, 2, 4)
+    hwc = np.arange(24, dtype="float32").reshape(2, 4, 3)
+    mean, std = [1.0, 2.0, 3.0], [2.0, 4.0, 8.0]
+    return {"CHW": T.Normalize(mean, std, data_format="CHW")(chw),
+            "HWC": T.Normalize(mean, std, data_format="HWC")(hwc),
+            "CHW tensor": T.Normalize(mean, std, data_format="CHW")(paddle.to_tensor(chw)),
+            "to_rgb": T.Normalize(mean, std, data_format="HWC", to_rgb=True)(hwc)}
+
+
+@case
+def to_tensor_of_a_grey_image(paddle):
+    T = paddle.vision.transforms
+    return T.ToTensor()(GREY)
+
+
+@case
+def mnist_style_pipeline_gives_n_1_28_28_batches(paddle):
+    T = paddle.vision.transforms
+
+    class Digits(paddle.io.Dataset):   # what MNIST hands its transform: one 28 x 28 grey image
+        def __init__(self, transform):
+            super().__init__()
+            self.transform = transform
+
+        def __getitem__(self, idx):
+            image = ((np.arange(784).reshape(28, 28) * (idx + 1)) % 256).astype("uint8")
+            return self.transform(image), np.array([idx % 10]).astype("int64")
+
+        def __len__(self):
+            return 6
+
+    transform = T.Normalize(mean=[127.5], std=[127.5], data_format="CHW")
+    loader = paddle.io.DataLoader(Digits(transform), batch_size=4, shuffle=False)
+    images, labels = next(iter(loader))
+    conv = paddle.nn.Conv2D(1, 2, 5, weight_attr=paddle.ParamAttr(initializer=paddle.nn.initializer.Constant(0.01)))
+    features = conv(images)
+    return {"sample": list(Digits(transform)[0][0].shape), "images": [list(images.shape), dtype_name(images.dtype)],
+            "labels": [list(labels.shape), dtype_name(labels.dtype)],
+            "conv": [list(features.shape), float(features.sum())],
+            "batches": [list(b[0].shape) for b in loader]}
