@@ -66,7 +66,8 @@ class Recorder:
             raise precondition_not_met("debug.record", "nothing was recorded yet.",
                                        hint="use `with paddle.debug.record() as rec:` first.")
         if self._trace is None or self._trace_version != self._builder._version:
-            self._trace = Trace(self._builder.build())
+            document = self._builder.build()
+            self._trace = Trace(document, texts=self._builder if self._builder.caching else None)
             self._trace_version = self._builder._version
         return self._trace
 

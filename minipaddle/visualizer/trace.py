@@ -44,6 +44,7 @@ SCHEMA_VERSION = "1.2"
 FORMAT = "minipaddle.trace"
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "trace.schema.json"
 _schema_cache: dict | None = None
+_MARK = "\x00minipaddle section "  # stands for a section to be spliced in by Trace._spliced_json
 
 
 def load_schema() -> dict:
@@ -62,9 +63,13 @@ class Trace:
     >>> rec.trace.first_nan_inf, len(rec.trace.steps)
     """
 
-    def __init__(self, document: dict) -> None:
+    def __init__(self, document: dict, texts=None) -> None:
+        """`texts`: what the recorder kept of the JSON text of the document's states and steps (an
+        object with states_text(states) and steps_text(steps), see TraceBuilder): to_json splices
+        those in rather than encoding them again, so a live view re-encodes only what is new."""
         _check_version(document)
         self._doc = document
+        self._texts = texts
 
     # ---- in and out ---------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -73,8 +78,24 @@ class Trace:
 
     def to_json(self, indent: int | None = None) -> str:
         """Strict JSON (no NaN/Infinity literals), UTF-8 text with names kept raw."""
+        if indent is None and self._texts is not None:
+            return self._spliced_json()
         separators = (",", ":") if indent is None else None
         return json.dumps(self._doc, indent=indent, separators=separators, allow_nan=False, ensure_ascii=False)
+
+    def _spliced_json(self) -> str:
+        """to_json with the states and steps sections from the recorder's texts: the rest is encoded
+        with a marker in their place, then each marker is replaced by its section's text (a marker
+        is a top-level string; nested "states" keys hold lists, and text inside strings has its
+        quotes escaped, so the marker with its key occurs once)."""
+        doc = dict(self._doc)
+        parts = {"states": self._texts.states_text(doc["states"]), "steps": self._texts.steps_text(doc["steps"])}
+        for key in parts:
+            doc[key] = _MARK + key
+        text = json.dumps(doc, separators=(",", ":"), allow_nan=False, ensure_ascii=False)
+        for key, part in parts.items():
+            text = text.replace(f'"{key}":' + json.dumps(_MARK + key), f'"{key}":' + part, 1)
+        return text
 
     def save(self, path: str | Path) -> Path:
         path = Path(path)
@@ -319,7 +340,7 @@ def build_document(b) -> dict:
         if kind == "t":
             tensors.append(_tensor_json(rec, objects))
         elif kind == "s":
-            states.append(_state_json(rec, b.state_data[oid]))
+            states.append(b.state_object(oid, rec))
         elif kind == "n":
             nodes.append(_node_json(rec, objects))
         elif kind == "g":
@@ -390,7 +411,7 @@ def _tensor_json(rec: dict, objects: dict) -> dict:
     return out
 
 
-def _state_json(rec: dict, data: tuple) -> dict:
+def state_json(rec: dict, data: tuple) -> dict:
     summary, values = data
     out = dict(rec)
     out["summary"] = summary_to_json(summary)
