@@ -24,6 +24,7 @@ own machinery and byte budget.
 from __future__ import annotations
 
 import linecache
+import sys
 import time
 import weakref
 from collections import deque
@@ -47,14 +48,33 @@ STEP_BYTES = 300
 # ---- one Program as data -----------------------------------------------------------------------
 
 def source_of(source: str | None) -> dict | None:
-    """`"file.py:12"` (what static ops keep) -> {"file", "line", "code"}; None when unknown."""
+    """`"file.py:12"` (what static ops keep) -> {"file", "line", "code"}, plus "cell" (its execution
+    count) when the file is a notebook cell; None when unknown."""
     if not source or not isinstance(source, str):
         return None
     path, _, line = source.rpartition(":")
     if not path or not line.isdigit():
         return {"file": source, "line": 0, "code": ""}
     code = linecache.getline(path, int(line)).strip()
-    return {"file": path, "line": int(line), "code": code}
+    out = {"file": path, "line": int(line), "code": code}
+    cell = cell_of(path)
+    if cell is not None:
+        out["cell"] = cell
+    return out
+
+
+def cell_of(path: str) -> int | None:
+    """The execution count of the notebook cell compiled from file `path` ("In [7]" -> 7), or None.
+
+    IPython (>= 8) compiles each cell into a temporary file and maps its name to the execution count
+    (`get_ipython().compile._filename_map`); outside IPython -- not even imported -- this is None.
+    """
+    ipython = sys.modules.get("IPython")
+    get_ipython = getattr(ipython, "get_ipython", None)
+    shell = get_ipython() if callable(get_ipython) else None
+    names = getattr(getattr(shell, "compile", None), "_filename_map", None)
+    number = names.get(path) if isinstance(names, dict) else None
+    return number if isinstance(number, int) and not isinstance(number, bool) and number >= 0 else None
 
 
 def _attr_json(value: Any) -> Any:
@@ -120,7 +140,13 @@ def check_origin(origin: dict | None) -> dict | None:
         if not isinstance(origin[key], kind) or isinstance(origin[key], bool):
             raise invalid_argument("program_to_dict", f"origin[{key!r}] is {type(origin[key]).__name__}, "
                                                       f"expected {kind.__name__}.")
-    return {k: origin[k] for k in _ORIGIN_KEYS}
+    out = {k: origin[k] for k in _ORIGIN_KEYS}
+    cell = origin.get("cell")
+    if cell is not None:
+        if not isinstance(cell, int) or isinstance(cell, bool) or cell < 0:
+            raise invalid_argument("program_to_dict", f"origin['cell'] is {cell!r}, expected an execution count.")
+        out["cell"] = cell
+    return out
 
 
 def dy2static_origin(function) -> dict:
@@ -138,9 +164,13 @@ def dy2static_origin(function) -> dict:
         path = inspect.getsourcefile(wrapped) or wrapped.__code__.co_filename
     except (OSError, TypeError):
         original, path = "", wrapped.__code__.co_filename
-    return {"kind": "dy2static", "function": wrapped.__qualname__, "file": path,
-            "first_line": int(wrapped.__code__.co_firstlineno), "original_source": original,
-            "transformed_source": function.code}
+    origin = {"kind": "dy2static", "function": wrapped.__qualname__, "file": path,
+              "first_line": int(wrapped.__code__.co_firstlineno), "original_source": original,
+              "transformed_source": function.code}
+    cell = cell_of(path)
+    if cell is not None:
+        origin["cell"] = cell
+    return origin
 
 
 def _same_program(a: dict, b: dict) -> bool:

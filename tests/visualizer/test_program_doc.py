@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import time
 
 import jsonschema
@@ -537,3 +538,33 @@ def test_long_lists_in_a_pass_diff_are_kept_whole():
     report = PassReport("dead_code_elimination", removed=refs, details={"vars_removed": [f"t{i}" for i in range(100)]})
     d = pass_diff(report, "P0", "P1", 0)
     assert d["removed"] == refs and len(d["details"]["vars_removed"]) == 100
+
+
+def test_sources_in_a_notebook_cell_name_the_cells_execution_count():
+    from IPython.core.interactiveshell import InteractiveShell
+    shell = InteractiveShell.instance()
+    result = shell.run_cell("import minipaddle as paddle\n"
+                            "@paddle.jit.to_static\n"
+                            "def double_it(x):\n"
+                            "    return x * 2 + 1\n"
+                            "with paddle.debug.record() as cell_rec:\n"
+                            "    double_it(paddle.ones([2]))\n", store_history=True)
+    assert result.success, result.error_in_exec
+    doc = shell.user_ns["cell_rec"].trace.to_dict()
+    check(doc)
+    (program,) = [p for p in doc["programs"] if p["role"] == "dy2static"]
+    count = result.execution_count
+    assert program["origin"]["cell"] == count and program["origin"]["file"].startswith("<ipython-input-")
+    sources = [op["source"] for block in program["blocks"] for op in block["ops"] if op["source"]]
+    in_cell = [s for s in sources if s["file"] == program["origin"]["file"]]
+    assert in_cell and all(s["cell"] == count for s in in_cell)
+    assert "cell" not in source_of(f"{__file__}:1")  # a file is not a cell
+
+
+def test_reading_sources_never_imports_ipython():
+    import subprocess
+    code = ("import sys, minipaddle\n"
+            "from minipaddle.visualizer.program import source_of\n"
+            "assert 'cell' not in source_of(minipaddle.__file__ + ':1')\n"
+            "assert 'IPython' not in sys.modules\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
