@@ -91,11 +91,16 @@ def trace_html(trace, max_rows: int = 1000) -> str:
         return _fallback_html(trace, note=f"(the full view failed: {type(exc).__name__}: {exc})", max_rows=max_rows)
 
 
-def trace_bundle(trace, include_json: bool = True, max_rows: int = MAX_LOSS_ROWS, picture: bool = True) -> dict:
+def trace_bundle(trace, include_json: bool = True, max_rows: int = MAX_LOSS_ROWS, picture: bool = True,
+                 compress: bool = False) -> dict:
     """The MIME bundle of a trace (what `Trace._repr_mimebundle_` returns): the document as a compact
     JSON string, an HTML view (the full one for a trace of at most FULL_VIEW_STEPS steps, else
     `bundle_html`) and a text line. `include_json=False` leaves the document out,
-    `max_rows` caps the loss table, `picture=False` leaves the graph out (live updates)."""
+    `max_rows` caps the loss table, `picture=False` leaves the graph out (live updates).
+
+    `compress=True` (not the default: it needs a front end that decodes it) writes the document as
+    base64 of its gzip'ed JSON text instead -- a string that does not start with "{" -- about a fifth
+    of the size: a browser reads it with DecompressionStream("gzip")."""
     trace = _as_trace(trace)
     if picture and len(trace.steps) <= FULL_VIEW_STEPS:  # one step of a model, a static program: show it all
         page = trace_html(trace)
@@ -103,14 +108,25 @@ def trace_bundle(trace, include_json: bool = True, max_rows: int = MAX_LOSS_ROWS
         page = bundle_html(trace, max_rows, picture)
     bundle = {"text/plain": summary_line(trace), "text/html": page}
     if include_json:
-        bundle[MIME_TYPE] = trace.to_json()
+        bundle[MIME_TYPE] = compressed(trace.to_json()) if compress else trace.to_json()
     return bundle
 
 
+def compressed(text: str) -> str:
+    """base64 of the gzip'ed UTF-8 text (what `trace_bundle(..., compress=True)` sends)."""
+    import base64
+    import gzip
+    return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)).decode("ascii")
+
+
 def bundle_document(bundle: dict) -> dict | None:
-    """The trace document a bundle carries (a JSON string, or a document dict), or None."""
+    """The trace document a bundle carries (a JSON string, compressed or not, or a document dict), or None."""
+    import base64
+    import gzip
     import json
     value = bundle.get(MIME_TYPE)
+    if isinstance(value, str) and not value.startswith("{"):
+        value = gzip.decompress(base64.b64decode(value)).decode("utf-8")
     return json.loads(value) if isinstance(value, str) else value
 
 

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..framework.errors import invalid_argument
-from .summary import summary_to_json, values_to_json
+from .summary import round_significant, summary_to_json, values_to_json
 
 SCHEMA_VERSION = "1.2"
 FORMAT = "minipaddle.trace"
@@ -346,7 +346,7 @@ def build_document(b) -> dict:
         elif kind == "g":
             gnodes.append(_grad_node_json(rec, objects))
         elif kind == "u":
-            updates.append(rec)
+            updates.append(_update_json(rec))
     steps = [step for step, _, _ in b.steps]
     from .iterations import iteration_sections
     return {
@@ -416,6 +416,15 @@ def state_json(rec: dict, data: tuple) -> dict:
     out = dict(rec)
     out["summary"] = summary_to_json(summary)
     out["values"] = None if values is None else values_to_json(values, summary.has_nan_inf)
+    return out
+
+
+def _update_json(rec: dict) -> dict:
+    """An optimizer update with its norms to 4 significant digits (the learning rate as it was set)."""
+    out = dict(rec)
+    for key in ("grad_norm", "update_norm"):
+        if type(rec[key]) is float:
+            out[key] = round_significant(rec[key])
     return out
 
 

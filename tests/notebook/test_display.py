@@ -244,3 +244,10 @@ def test_a_failing_dot_falls_back_to_lists_and_says_why(monkeypatch, model, x):
     monkeypatch.setattr(dot, "render_svg", broken)
     html = graph_bundle(model(x))["text/html"]
     assert "`dot` failed: out of memory" in html and "<li>" in html and "<svg" not in html
+
+
+def test_a_compressed_bundle_carries_the_same_document(model, x):
+    rec, _, _ = record_step(model, x)
+    plain, small = trace_bundle(rec.trace), trace_bundle(rec.trace, compress=True)
+    assert not small[MIME_TYPE].startswith("{") and len(small[MIME_TYPE]) < len(plain[MIME_TYPE]) / 3
+    assert nd.bundle_document(small) == nd.bundle_document(plain) == rec.trace.to_dict()
