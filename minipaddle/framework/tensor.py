@@ -147,6 +147,10 @@ class Tensor:
     def grad(self, value) -> None:
         self._grad = value
 
+    def value(self) -> "Tensor":
+        """The tensor itself (Paddle's `param.value()`, from when parameters wrapped their tensor)."""
+        return self
+
     def gradient(self) -> np.ndarray | None:
         """The gradient as a numpy array (a copy), or None before backward: Paddle's older spelling of
         `x.grad.numpy()`."""

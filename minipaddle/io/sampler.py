@@ -18,6 +18,7 @@ from ..framework.errors import invalid_argument
 from ..framework.tensor import Tensor
 
 __all__ = ["Sampler", "SequenceSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
+           "DistributedBatchSampler",
            "BatchSampler"]
 
 
@@ -174,3 +175,73 @@ class BatchSampler(Sampler):
     def __len__(self) -> int:
         n = len(self.sampler)
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
+
+
+class DistributedBatchSampler(BatchSampler):
+    """Batches of this rank's share of the dataset, as Paddle splits it across `num_replicas` processes.
+
+    minipaddle runs one process (rank 0 of 1, see paddle.distributed), so by default every sample is
+    this rank's; `num_replicas` and `rank` can be given to see another rank's share. As in Paddle the
+    dataset is padded (from its start) to a multiple of num_replicas, each rank takes whole batches in
+    turn, and with `shuffle=True` epoch e is shuffled by numpy's RandomState(e): call `set_epoch(e)`
+    each epoch for a new order (the same order on every rank, as data parallelism needs).
+    """
+
+    def __init__(self, dataset, batch_size: int, num_replicas: int | None = None, rank: int | None = None,
+                 shuffle: bool = False, drop_last: bool = False) -> None:
+        api = "DistributedBatchSampler"
+        if not isinstance(shuffle, bool) or not isinstance(drop_last, bool):
+            raise invalid_argument(api, f"shuffle ({shuffle!r}) and drop_last ({drop_last!r}) must be bools.")
+        from ..distributed import ParallelEnv
+        env = ParallelEnv()
+        self.dataset = dataset
+        self.data_source = dataset
+        self.batch_size = _positive_int(api, "batch_size", batch_size)
+        self.nranks = env.nranks if num_replicas is None else _positive_int(api, "num_replicas", num_replicas)
+        self.local_rank = env.local_rank if rank is None else rank
+        if not isinstance(self.local_rank, int) or not 0 <= self.local_rank < self.nranks:
+            raise invalid_argument(api, f"rank got {rank!r}, expected an int with 0 <= rank < num_replicas "
+                                        f"({self.nranks}).")
+        self.shuffle = shuffle
+        self.drop_last = drop_last
+        self.epoch = 0
+        self.num_samples = -(-len(dataset) // self.nranks)
+        self.total_size = self.num_samples * self.nranks
+
+    def _indices(self) -> list[int]:
+        n = len(self.dataset)
+        indices = list(range(n))
+        padding = self.total_size - n
+        indices += (indices * -(-padding // max(n, 1)))[:padding]   # pad from the start, as Paddle does
+        if self.shuffle:
+            np.random.RandomState(self.epoch).shuffle(indices)
+            self.epoch += 1
+        if self.nranks == 1:
+            return indices
+        mine, step = [], self.batch_size * self.nranks
+        last = self.total_size % step               # the tail is shared out evenly, not by batches
+        for start in range(self.local_rank * self.batch_size, len(indices) - last, step):
+            mine.extend(indices[start:start + self.batch_size])
+        tail = indices[len(indices) - last:]
+        share = last // self.nranks
+        mine.extend(tail[self.local_rank * share:(self.local_rank + 1) * share])
+        return mine
+
+    def __iter__(self) -> Iterator[list[int]]:
+        batch = []
+        for index in self._indices():
+            batch.append(index)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self) -> int:
+        if self.drop_last:
+            return self.num_samples // self.batch_size
+        return -(-self.num_samples // self.batch_size)
+
+    def set_epoch(self, epoch: int) -> None:
+        """Shuffle the next epoch with RandomState(epoch): the same order on every rank."""
+        self.epoch = epoch

@@ -12,6 +12,7 @@ from .layer.container import *  # noqa: F401,F403
 from .layer.conv import *  # noqa: F401,F403
 from .layer.layers import Layer  # noqa: F401
 from .layer.loss import *  # noqa: F401,F403
+from .layer import loss  # noqa: F401,E402  (paddle.nn.loss.CrossEntropyLoss, as in Paddle)
 from .layer.norm import *  # noqa: F401,F403
 from .layer.pooling import *  # noqa: F401,F403
 from .layer.rnn import *  # noqa: F401,F403

@@ -175,3 +175,15 @@ def test_clear_grad_zeroes_in_place_and_bumps_the_grads_version():
     before = g.inplace_version
     x.clear_grad()
     assert x.grad is g and g.numpy().tolist() == [0.0, 0.0] and g.inplace_version == before + 1
+
+
+def test_value_gradient_and_numel_as_paddle():
+    w = paddle.create_parameter([2], "float32")
+    assert w.value() is w
+    assert w.gradient() is None
+    (w * w).sum().backward()
+    g = w.gradient()
+    assert isinstance(g, np.ndarray) and g is not w.grad.numpy()
+    np.testing.assert_allclose(g, 2 * w.numpy())
+    n = paddle.ones([2, 3]).numel()
+    assert n.shape == [] and n.dtype == paddle.int64 and int(n) == 6 and int(paddle.numel(paddle.ones([4]))) == 4

@@ -196,3 +196,23 @@ def test_batch_sampler_errors():
         BatchSampler(sampler=SequenceSampler(Range(3)), shuffle=True)
     with pytest.raises(InvalidArgument, match="batch_size got 0"):
         BatchSampler(Range(3), batch_size=0)
+
+
+# ---- DistributedBatchSampler (one process: rank 0 of 1 unless told otherwise) --------------------
+def test_distributed_batch_sampler_splits_as_paddle():
+    from minipaddle.io import DistributedBatchSampler as DBS
+    data = list(range(10))
+    assert list(DBS(data, batch_size=3)) == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
+    assert len(DBS(data, batch_size=3, drop_last=True)) == 3
+    ranks = [list(DBS(data, batch_size=3, num_replicas=2, rank=r)) for r in (0, 1)]
+    assert ranks == [[[0, 1, 2], [6, 7]], [[3, 4, 5], [8, 9]]]
+    assert sorted(i for r in ranks for b in r for i in b) == data   # every sample once (10 is even)
+    s = DBS(data, batch_size=4, shuffle=True)
+    s.set_epoch(1)
+    assert list(s) == [[2, 9, 6, 4], [0, 3, 1, 7], [8, 5]]   # numpy RandomState(1), as Paddle
+    batches = [b.numpy().tolist() for b in paddle.io.DataLoader(data, batch_sampler=DBS(data, batch_size=4))]
+    assert batches == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    with pytest.raises(InvalidArgument, match=r"DistributedBatchSampler: rank got 2, expected an int with 0 <= "):
+        DBS(data, batch_size=2, num_replicas=2, rank=2)
+    with pytest.raises(InvalidArgument, match="DistributedBatchSampler: batch_size got 0"):
+        DBS(data, batch_size=0)

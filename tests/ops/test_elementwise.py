@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 import minipaddle as paddle
 from minipaddle.framework.errors import InvalidArgument
 
-from .opcheck import (arrays, assert_forward, broadcast_pair, check_double_grad, check_grad,
+from .opcheck import (arrays, assert_forward, broadcast_pair, check_double_grad, check_grad, shapes,
                       torch_or_skip)
 
 # name -> (numpy reference, input range, twice differentiable?)
@@ -216,3 +216,34 @@ def test_where_numba_and_numpy_kernels_agree_on_same_shape_and_broadcast_inputs(
         np.testing.assert_array_equal(out.numpy(), np.where(c, x, y))
         row = paddle.where(paddle.to_tensor(c[:1]), paddle.to_tensor(x), paddle.to_tensor(y))
         np.testing.assert_array_equal(row.numpy(), np.where(c[:1], x, y))
+
+
+# ---- reciprocal and add_n ------------------------------------------------------------------------
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_reciprocal_matches_numpy_and_its_gradient_is_numeric(data):
+    shape = data.draw(shapes(max_dims=3))
+    x = data.draw(arrays(shape, "float64", low=0.5, high=3.0))
+    x = x * np.where(np.arange(x.size).reshape(x.shape) % 2, -1.0, 1.0) if x.size else x
+    assert_forward(paddle.to_tensor(x).reciprocal(), 1.0 / x)
+    assert_forward(paddle.reciprocal(paddle.to_tensor(x)), 1.0 / x)
+    if x.size:
+        check_grad(paddle.reciprocal, [x])
+        check_double_grad(paddle.reciprocal, [x])
+
+
+def test_reciprocal_of_zero_is_inf_and_of_ints_is_an_error():
+    assert paddle.reciprocal(paddle.to_tensor([0.0, -0.0])).numpy().tolist() == [np.inf, -np.inf]
+    with pytest.raises(InvalidArgument, match="reciprocal: argument 'x' has dtype int64, expected a floating"):
+        paddle.reciprocal(paddle.to_tensor([1, 2]))
+
+
+def test_add_n_sums_a_list_and_sends_the_gradient_to_each():
+    a, b = np.array([1.0, 2.0]), np.array([3.0, -1.0])
+    assert_forward(paddle.add_n([paddle.to_tensor(a), paddle.to_tensor(b), paddle.to_tensor(a)]), a + b + a)
+    assert_forward(paddle.add_n(paddle.to_tensor(a)), a)
+    check_grad(lambda x, y: paddle.add_n([x, y, x]), [a, b])
+    with pytest.raises(InvalidArgument, match=r"add_n: inputs\[1\] has shape \[3\] and dtype float32, expected"):
+        paddle.add_n([paddle.ones([2]), paddle.ones([3])])
+    with pytest.raises(InvalidArgument, match="add_n: inputs got an empty list"):
+        paddle.add_n([])

@@ -250,3 +250,32 @@ def test_other_linalg_errors():
         paddle.mv(paddle.ones([3]), paddle.ones([3]))
     with pytest.raises(InvalidArgument, match="t: x has shape \\[2, 2, 2\\]; expected a tensor with at most 2"):
         paddle.t(paddle.ones([2, 2, 2]))
+
+
+# ---- mm and dist ---------------------------------------------------------------------------------
+def test_mm_is_matmul_without_flags():
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((4, 5))
+    assert_forward(paddle.mm(paddle.to_tensor(a), paddle.to_tensor(b)), a @ b)
+    assert_forward(paddle.to_tensor(a).mm(paddle.to_tensor(b)), a @ b)
+    check_grad(paddle.mm, [a, b])
+    with pytest.raises(InvalidArgument, match="matmul"):
+        paddle.mm(paddle.ones([2, 3]), paddle.ones([4, 2]))
+
+
+@pytest.mark.parametrize("p", [2, 1, 3, 0, np.inf, -np.inf, 0.5])
+def test_dist_is_the_p_norm_of_the_broadcast_difference(p):
+    rng = np.random.default_rng(1)
+    x, y = rng.standard_normal((3, 4)), rng.standard_normal((4,))
+    d = (x - y).ravel()
+    expected = {0: np.count_nonzero(d), np.inf: np.abs(d).max(), -np.inf: np.abs(d).min()}.get(
+        p, (np.abs(d) ** p).sum() ** (1 / p) if p else 0.0)
+    expected = np.float64(expected)
+    assert_forward(paddle.dist(paddle.to_tensor(x), paddle.to_tensor(y), p=p), np.array(expected))
+    if p != 0:
+        check_grad(lambda a, b: paddle.dist(a, b, p=p), [x, y])
+
+
+def test_dist_rejects_a_non_number_p():
+    with pytest.raises(InvalidArgument, match="dist: p got str, expected a number"):
+        paddle.dist(paddle.ones([2]), paddle.zeros([2]), p="fro")

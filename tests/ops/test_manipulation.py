@@ -439,3 +439,12 @@ def test_concat_takes_any_number_of_tensors_and_grads_reach_each():
     out = paddle.concat(xs)
     (out * paddle.arange(2000).astype("float32")).sum().backward()
     assert xs[1999].grad.item() == 1999.0 and xs[3].grad.item() == 3.0
+
+
+def test_paddle_reshape_underscore_reshapes_in_place():
+    z = paddle.arange(6.0)
+    r = paddle.reshape_(z, [2, 3])
+    assert r is z and z.shape == [2, 3]
+    np.testing.assert_array_equal(z.numpy(), np.arange(6.0).reshape(2, 3))
+    with pytest.raises(InvalidArgument, match="reshape_"):
+        paddle.reshape_([1, 2], [2])

@@ -263,6 +263,11 @@ def rsqrt_grad(node, dout):
     return dout * -0.5 * out * out * out
 
 
+def reciprocal_grad(node, dout):
+    out = node.out
+    return -dout * out * out
+
+
 def square_grad(node, dout):
     return dout * 2.0 * node.x
 
@@ -328,6 +333,8 @@ LOG, log = _unary("log", P.log, _quiet(np.log), log_grad, save=("x",))
 LOG1P, log1p = _unary("log1p", P.log1p, _quiet(np.log1p), log1p_grad, save=("x",))
 SQRT, sqrt = _unary("sqrt", P.sqrt, _quiet(np.sqrt), sqrt_grad, save=("out",))
 RSQRT, rsqrt = _unary("rsqrt", P.rsqrt, _numpy_rsqrt, rsqrt_grad, save=("out",))
+RECIPROCAL, reciprocal = _unary("reciprocal", P.reciprocal, _quiet(np.reciprocal), reciprocal_grad,
+                                save=("out",))
 SQUARE, square = _unary("square", P.square, np.square, square_grad, save=("x",), floats_only=False)
 SIN, sin = _unary("sin", P.sin, np.sin, sin_grad, save=("x",))
 COS, cos = _unary("cos", P.cos, np.cos, cos_grad, save=("x",))
@@ -339,6 +346,28 @@ CEIL, ceil = _unary("ceil", P.ceil, np.ceil, zero_grad)
 ROUND, round = _unary("round", P.round, _numpy_round, zero_grad)  # noqa: A001
 for _name, _primitive in (("exp", P.exp), ("log", P.log), ("sqrt", P.sqrt), ("tanh", P.tanh)):
     register_parallel_kernel(_name, _primitive)
+
+
+def add_n(inputs, name=None) -> Tensor:
+    """The sum of a list of tensors of one shape and dtype: `paddle.add_n([a, b, c])` is a + b + c."""
+    if isinstance(inputs, Tensor):
+        inputs = [inputs]
+    if not isinstance(inputs, (list, tuple)) or not inputs:
+        got = "an empty list" if isinstance(inputs, (list, tuple)) else type(inputs).__name__
+        raise invalid_argument("add_n", f"inputs got {got}, expected a Tensor or a non-empty list of Tensors.")
+    first = as_tensor("add_n", "inputs[0]", inputs[0])
+    for i, t in enumerate(inputs[1:], 1):
+        t = as_tensor("add_n", f"inputs[{i}]", t)
+        if t._data.shape != first._data.shape or t._data.dtype != first._data.dtype:
+            raise invalid_argument("add_n", f"inputs[{i}] has shape {list(t._data.shape)} and dtype {t._data.dtype}, "
+                                            f"expected inputs[0]'s shape {list(first._data.shape)} and dtype "
+                                            f"{first._data.dtype}.")
+    if len(inputs) == 1:
+        return dispatch(ASSIGN, (first,))
+    total = dispatch(ADD, (first, inputs[1]))
+    for t in inputs[2:]:
+        total = dispatch(ADD, (total, t))
+    return total
 
 
 def pow(x, y, name=None) -> Tensor:  # noqa: A001 - Paddle's name
@@ -434,7 +463,8 @@ def where(condition, x=None, y=None, name=None):
 
 
 __all__ = ["add", "subtract", "multiply", "divide", "floor_divide", "remainder", "mod", "maximum", "minimum",
-           "elementwise_pow", "pow", "scale", "neg", "abs", "exp", "log", "log1p", "sqrt", "rsqrt", "square",
+           "elementwise_pow", "pow", "scale", "neg", "abs", "exp", "log", "log1p", "sqrt", "rsqrt", "reciprocal",
+           "square", "add_n",
            "sin", "cos", "tanh", "erf", "sign", "floor", "ceil", "round", "cast", "assign", "where"]
-TENSOR_METHODS = [n for n in __all__ if n not in ("assign", "where")] + ["astype"]
+TENSOR_METHODS = [n for n in __all__ if n not in ("assign", "where", "add_n")] + ["astype"]
 astype = cast

@@ -259,5 +259,23 @@ def outer(x, y, name=None) -> Tensor:
     return reshape(x, [-1, 1]) * reshape(y, [1, -1])
 
 
-__all__ = ["bmm", "dot", "matmul", "mv", "outer", "t"]
+def mm(input, mat2, name=None) -> Tensor:  # noqa: A002 - Paddle's argument name
+    """Matrix product of input and mat2: matmul without the transpose flags (`paddle.mm(a, b)`)."""
+    input = as_tensor("mm", "input", input)
+    mat2 = as_tensor("mm", "mat2", mat2)
+    return matmul(input, mat2)
+
+
+def dist(x, y, p: float = 2, name=None) -> Tensor:
+    """The p-norm of x - y (broadcast), as a 0-D tensor: p=0 counts the nonzeros, inf/-inf take the
+    largest/smallest |x - y|, any other p is (sum |x - y|^p)^(1/p)."""
+    from .reduction import norm
+    x = as_tensor("dist", "x", x)
+    y = as_tensor("dist", "y", y)
+    if not isinstance(p, (int, float, np.number)) or isinstance(p, bool):
+        raise invalid_argument("dist", f"p got {type(p).__name__}, expected a number (0, 1, 2, inf, ...).")
+    return norm(x - y, p=float(p))
+
+
+__all__ = ["bmm", "dist", "dot", "matmul", "mm", "mv", "outer", "t"]
 TENSOR_METHODS = list(__all__)

@@ -487,7 +487,13 @@ def triu(x, diagonal=0, name=None) -> Tensor:
 # The joining/slicing half of the family builds on the helpers above.
 from .joining import chunk, concat, pad, slice, split, stack, strided_slice  # noqa: E402
 
-__all__ = ["broadcast_to", "chunk", "concat", "expand", "expand_as", "flatten", "flip", "pad", "reshape", "roll",
-           "slice", "split", "squeeze", "stack", "strided_slice", "tile", "transpose", "tril", "triu",
+def reshape_(x, shape, name=None) -> Tensor:
+    """`paddle.reshape_(x, shape)`: x itself takes the new shape (same storage) and is returned."""
+    x = as_tensor("reshape_", "x", x)
+    return x.reshape_(shape)   # Tensor.reshape_ is installed by tensor_methods.py
+
+
+__all__ = ["broadcast_to", "chunk", "concat", "expand", "expand_as", "flatten", "flip", "pad", "reshape", "reshape_",
+           "roll", "slice", "split", "squeeze", "stack", "strided_slice", "tile", "transpose", "tril", "triu",
            "unsqueeze"]
-TENSOR_METHODS = [n for n in __all__ if n != "pad"] + ["T"]
+TENSOR_METHODS = [n for n in __all__ if n not in ("pad", "reshape_")] + ["T"]

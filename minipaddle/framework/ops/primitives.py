@@ -69,6 +69,10 @@ def square(x):
     return x * x
 
 
+def reciprocal(x):
+    return 1.0 / x if x != 0 else math.copysign(math.inf, x)
+
+
 def sin(x):
     return math.sin(x)
 

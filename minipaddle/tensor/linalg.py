@@ -1,0 +1,8 @@
+"""paddle.tensor.linalg: matrix products, transposes and norms (the functions paddle.matmul & co. name)."""
+from __future__ import annotations
+
+from ..framework.ops.linalg import bmm, dist, dot, matmul, mv, t
+from ..framework.ops.manipulation import transpose
+from ..framework.ops.reduction import norm
+
+__all__ = ["bmm", "dist", "dot", "matmul", "mv", "norm", "t", "transpose"]
