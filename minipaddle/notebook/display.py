@@ -34,7 +34,7 @@ __all__ = ["MIME_TYPE", "bundle_document", "graph_bundle", "program_bundle", "pr
 MIME_TYPE = "application/vnd.minipaddle.trace+json"
 MAX_TABLE_ROWS = 60     # op rows in the fallback table; the rest are counted
 MAX_LOSS_ROWS = 50      # iterations in the bundle's loss table (evenly sampled beyond that)
-FULL_VIEW_STEPS = 200   # a trace of at most this many steps shows the full HTML view in its bundle
+FULL_VIEW_STEPS = 200   # a trace of no training iterations and at most this many steps shows the full HTML view
 # %paddle_graph's node kinds drawn in the visualizer's fixed colours (visualizer/dot.py STYLES)
 _STYLE_OF = {"target": "output", "op": "op", "nan": "op", "grad": "grad", "accumulate": "accumulate",
              "parameter": "parameter", "input": "input", "leaf": "leaf", "activation": "tensor", "gradient": "tensor"}
@@ -94,16 +94,16 @@ def trace_html(trace, max_rows: int = 1000) -> str:
 def trace_bundle(trace, include_json: bool = True, max_rows: int = MAX_LOSS_ROWS, picture: bool = True,
                  compress: bool = False) -> dict:
     """The MIME bundle of a trace (what `Trace._repr_mimebundle_` returns): the document as a compact
-    JSON string, an HTML view (the full one for a trace of at most FULL_VIEW_STEPS steps, else
-    `bundle_html`) and a text line. `include_json=False` leaves the document out,
+    JSON string, an HTML view (`bundle_html`; the full view for a short trace with no training
+    iterations: a forward pass, static programs) and a text line. `include_json=False` leaves the document out,
     `max_rows` caps the loss table, `picture=False` leaves the graph out (live updates).
 
     `compress=True` (not the default: it needs a front end that decodes it) writes the document as
     base64 of its gzip'ed JSON text instead -- a string that does not start with "{" -- about a fifth
     of the size: a browser reads it with DecompressionStream("gzip")."""
     trace = _as_trace(trace)
-    if picture and len(trace.steps) <= FULL_VIEW_STEPS:  # one step of a model, a static program: show it all
-        page = trace_html(trace)
+    if picture and not trace.iterations and len(trace.steps) <= FULL_VIEW_STEPS:
+        page = trace_html(trace)  # a forward pass, static programs: small enough to show it all
     else:
         page = bundle_html(trace, max_rows, picture)
     bundle = {"text/plain": summary_line(trace), "text/html": page}

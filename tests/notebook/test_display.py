@@ -143,9 +143,12 @@ def test_html_comes_from_the_visualizer_export_when_it_is_there(monkeypatch, mod
     fake.to_html = lambda trace, scripts=True, full_page=True, max_rows=1000: f"{scripts} {full_page} {max_rows}"
     monkeypatch.setitem(sys.modules, "minipaddle.visualizer.html", fake)
     assert nd.trace_html(rec.trace) == "False False 1000"  # a fragment without scripts
-    assert nd.trace_bundle(rec.trace)["text/html"] == "False False 1000"  # a small trace shows its full view
-    monkeypatch.setattr(nd, "FULL_VIEW_STEPS", 3)
-    assert "False False" not in nd.trace_bundle(rec.trace)["text/html"]  # a long one the small view
+    assert "False False" not in nd.trace_bundle(rec.trace)["text/html"]  # training: the small view
+    with paddle.debug.record() as forward:
+        model(x)
+    assert nd.trace_bundle(forward.trace)["text/html"] == "False False 1000"  # a forward pass: the full view
+    monkeypatch.setattr(nd, "FULL_VIEW_STEPS", 1)
+    assert "False False" not in nd.trace_bundle(forward.trace)["text/html"]  # a long one: the small view
 
     def broken(trace, **options):
         raise RuntimeError("oops")
