@@ -185,7 +185,10 @@ class TraceBuilder:
         outer = stack[0][0]
         entry = self._structured_names.get(id(outer))
         if entry is None or entry[0]() is not outer:
-            names = {id(p): key for key, p in outer.state_dict().items()}
+            try:
+                names = {id(p): key for key, p in outer.state_dict().items()}
+            except Exception:  # a user's state_dict that fails: no names, but the op is still recorded
+                names = {}
             entry = self._structured_names[id(outer)] = (weakref.ref(outer), names)
         name = entry[1].get(id(param))
         if stack[0][1] is None:  # paths are worked out on demand

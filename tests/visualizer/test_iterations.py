@@ -269,3 +269,23 @@ def test_the_optimizers_own_work_emits_no_op_events(data):
     finally:
         unsubscribe()
     assert {e["kind"] for e in events} == {"optimizer_update"}
+
+
+def test_a_failing_state_dict_costs_the_names_not_the_recording(data):
+    class Odd(nn.Layer):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc = nn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.fc(x)
+
+        def state_dict(self, *args, **kwargs):
+            raise RuntimeError("not today")
+
+    net = Odd()
+    with paddle.debug.record() as rec:
+        net(data[0]).sum().backward()
+    doc = validated(rec.trace)
+    assert [n["op"] for n in doc["graph"]["forward"]["nodes"]][:1] == ["linear"]
+    assert {t["structured_name"] for t in doc["tensors"] if t["role"] == "parameter"} == {None}
