@@ -147,24 +147,21 @@ def round_outward(v: float, down: bool) -> float:
 
 # The health view (iterations.py) shows how much of an activation's output sits in its flat region,
 # where gradients vanish: |y| > 0.97 for tanh, y < 0.03 or y > 0.97 for sigmoid, y == 0 ("dead") for relu.
-SATURATION_OPS = frozenset({"tanh", "sigmoid", "relu"})
-SATURATION_SAMPLE = 1 << 16  # bigger outputs are measured on a strided sample of about this many values
+# (lo, hi) of the unsaturated range; lo == hi: the saturated value itself
+SATURATION_RANGE = {"tanh": (-0.97, 0.97), "sigmoid": (0.03, 0.97), "relu": (0.0, 0.0)}
+SATURATION_OPS = frozenset(SATURATION_RANGE)
 
 
 def saturation(op: str, array: np.ndarray) -> float | None:
-    """The fraction of `array` (the output of `op`, one of SATURATION_OPS) that is saturated."""
-    if array.size == 0 or array.dtype.kind != "f":
+    """The fraction of `array` (the output of `op`, one of SATURATION_OPS) that is saturated: exact
+    up to HIST_SAMPLE values, above that of the strided sample the histogram counts too."""
+    if array.size == 0 or array.dtype.char not in "fd":
         return None
-    flat = array.reshape(-1)
-    if flat.size > SATURATION_SAMPLE:
-        flat = flat[::-(-flat.size // SATURATION_SAMPLE)]
-    if op == "tanh":
-        hits = np.count_nonzero(np.abs(flat) > 0.97)
-    elif op == "sigmoid":
-        hits = np.count_nonzero((flat < 0.03) | (flat > 0.97))
-    else:
-        hits = np.count_nonzero(flat == 0)
-    return hits / flat.size
+    flat = array.reshape(-1)  # a view when contiguous
+    stride = -(-flat.size // HIST_SAMPLE)
+    lo, hi = SATURATION_RANGE[op]
+    k = _kernels if _kernels is not None else _load_kernels()
+    return k.saturated_count(flat, stride, lo, hi) / len(range(0, flat.size, stride))
 
 
 def json_number(v: float) -> float | str:

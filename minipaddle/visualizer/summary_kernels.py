@@ -2,8 +2,9 @@
 
 numpy would need a call each for min, max, mean, std, isnan, isinf and histogram (~35 us on a
 tiny tensor, mostly call overhead); the recorder summarizes every tensor an op makes, so one
-compiled call (~1 us) is what keeps tracing affordable. Imported lazily by summary.py (and by the
-optimizer for the norms it reports while someone listens: copy_and_square_sum, diff_square_sum).
+compiled call (~1 us) is what keeps tracing affordable. Imported lazily by summary.py (also for the
+saturation of activations, saturated_count; and by the optimizer for the norms it reports while
+someone listens: copy_and_square_sum, diff_square_sum).
 """
 from __future__ import annotations
 
@@ -183,6 +184,25 @@ def same_bits(a, b):
     for i in range(a.size):
         diff |= a[i] ^ b[i]
     return diff == 0
+
+
+# ---- the health view's saturation (summary.saturation) ----
+
+@njit(cache=True)
+def saturated_count(x, stride, lo, hi):
+    """How many of every stride-th value of 1-D `x` lie outside [lo, hi] (tanh: |y| > 0.97 is
+    lo=-0.97, hi=0.97) -- or, when lo == hi, equal lo (relu's dead units: lo = hi = 0)."""
+    count = 0
+    if lo == hi:
+        for i in range(0, x.size, stride):
+            if x[i] == lo:
+                count += 1
+    else:
+        for i in range(0, x.size, stride):
+            v = x[i]
+            if v < lo or v > hi:
+                count += 1
+    return count
 
 
 # ---- the optimizer's update report (Optimizer._emit_update, while an instrument subscriber listens) ----

@@ -166,3 +166,33 @@ def test_importing_the_visualizer_does_not_load_numba():
     code = "import sys, minipaddle.visualizer, minipaddle.debug; print('numba' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+@pytest.mark.parametrize("op, values, fraction", [
+    ("tanh", [-0.99, -0.5, 0.0, 0.5, 0.98, 0.96], 2 / 6),
+    ("sigmoid", [0.01, 0.02, 0.5, 0.98, 0.9], 3 / 5),
+    ("relu", [0.0, 0.0, 0.0, 1.5], 3 / 4)])
+def test_saturation_counts_the_flat_region_of_an_activation(op, values, fraction):
+    from minipaddle.visualizer.summary import saturation
+    for dtype in ("float32", "float64"):
+        assert saturation(op, np.array(values, dtype)) == pytest.approx(fraction)
+    assert saturation(op, np.zeros(0, "float32")) is None
+
+
+def test_saturation_of_a_big_output_is_that_of_the_histograms_sample():
+    from minipaddle.visualizer.summary import HIST_SAMPLE, saturation
+    y = np.maximum(np.random.default_rng(0).standard_normal(10 * HIST_SAMPLE + 3), 0).astype("float32")
+    assert saturation("relu", y) == pytest.approx(np.mean(y == 0), abs=0.02)
+    assert saturation("relu", y) == np.mean(y[::11] == 0)
+
+
+def test_statistics_are_written_to_four_significant_digits_with_min_and_max_rounded_outward():
+    from minipaddle.visualizer.summary import summarize, summary_to_json
+    x = np.array([-0.30606988, 0.12345678, 0.30588087], "float32")
+    s = summary_to_json(summarize(x))
+    assert (s["min"], s["max"]) == (-0.3061, 0.3059) and s["histogram"]["min"] == s["min"]
+    assert s["mean"] == float(f"{x.astype(np.float64).mean():.4g}")
+    big = summary_to_json(summarize(np.array([1.23456, 9.9996], "float64")))
+    assert (big["min"], big["max"]) == (1.234, 10.0)  # outward: every value stays inside [min, max]
+    one = summary_to_json(summarize(np.array([0.12562269], "float32")))
+    assert one["min"] == one["max"] == 0.1256
