@@ -89,9 +89,8 @@ def flops(net: Layer, input_size: list, custom_ops: dict | None = None, print_de
     counts = {**_known_counts(), **(custom_ops or {})}
     rows: list = []     # [name, input shape, output shape, params, flops] per leaf layer
     handles, announced = [], set()
-    leaves = [(name or type(net).__name__, sub) for name, sub in net.named_sublayers(include_self=True)
-              if not list(sub.children())]
-    for name, sub in leaves:
+    leaves = [sub for _, sub in net.named_sublayers(include_self=True) if not list(sub.children())]
+    for sub in leaves:
         count: Callable | None = counts.get(type(sub))
         if type(sub) not in announced:
             announced.add(type(sub))

@@ -18,7 +18,8 @@ def test_lenet_counts_what_paddles_docs_say(capsys):
 
 
 def test_formulas_by_hand():
-    # conv: out.numel() * (in/groups * k*k + bias) = (2*4*4*4) * (2/2*9 + 1); bn (eval): 2 * numel; linear: in * out.numel()
+    # conv: out.numel() * (in/groups * k*k + bias) = (2*4*4*4) * (2/2*9 + 1); bn (eval): 2 * numel;
+    # linear: in_features * out.numel()
     net = nn.Sequential(nn.Conv2D(2, 4, 3, padding=1, groups=2), nn.BatchNorm2D(4), nn.LeakyReLU(), nn.Flatten(),
                         nn.Linear(64, 3), nn.Dropout(), nn.ReLU())
     conv, bn, leaky, linear = 128 * 10, 2 * 128, 128, 64 * 6

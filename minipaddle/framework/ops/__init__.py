@@ -9,6 +9,9 @@
     indexing      __getitem__, gather, scatter, ...
     linalg        matmul, bmm, dot
     sorting       sort, argsort, topk
+    cumulative    cumprod, logcumsumexp                      (cumsum: reduction)
+    building      kron, diag, diagflat, meshgrid, repeat_interleave
+    counting      unique, bincount, histogram, searchsorted, bucketize
 
 Ops of `paddle.nn.functional` (not in the top-level namespace): nn_ops (linear, dropout, embedding,
 ...), norm, conv, pooling, loss.
@@ -20,10 +23,11 @@ from __future__ import annotations
 import inspect
 
 from ..registry import OPS, get_op
-from . import (activation, compare, conv, elementwise, indexing, linalg, loss, manipulation,  # noqa: F401
-               nn_ops, norm, pooling, reduction, softmax, sorting)
+from . import (activation, building, compare, conv, counting, cumulative, elementwise, indexing,  # noqa: F401
+               linalg, loss, manipulation, nn_ops, norm, pooling, reduction, softmax, sorting)
 
-FAMILIES = (elementwise, activation, compare, reduction, softmax, manipulation, indexing, linalg, sorting)
+FAMILIES = (elementwise, activation, compare, reduction, softmax, manipulation, indexing, linalg, sorting,
+            cumulative, building, counting)
 NN_FAMILIES = (nn_ops, norm, conv, pooling, loss)
 
 

@@ -251,7 +251,8 @@ def softmax_with_cross_entropy(logits, label, soft_label: bool = False, ignore_i
 # ---- nll_loss ----------------------------------------------------------------------------------------
 def nll_loss(input, label, weight=None, ignore_index: int = -100, reduction: str = "mean", name=None) -> Tensor:
     """-input[n, label[n]] (times weight[label[n]]) for log-probabilities input of shape [N, C, d1, ...]
-    and int labels [N, d1, ...] ([N] or [N, 1] for [N, C] input); "mean" divides by the sum of the weights of the rows not ignored."""
+    and int labels [N, d1, ...] ([N] or [N, 1] for [N, C] input); "mean" divides by the sum of the weights
+    of the rows not ignored."""
     op = "nll_loss"
     input = _float_input(op, "input", input)
     label = as_tensor(op, "label", label)

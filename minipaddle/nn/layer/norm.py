@@ -11,8 +11,6 @@ from __future__ import annotations
 import math
 from numbers import Integral
 
-import numpy as np
-
 from ...framework.parameter import ParamAttr
 from ...framework.errors import invalid_argument
 from ...framework.tensor import Tensor
