@@ -82,6 +82,7 @@ bench: setup
 	$(PY) benchmarks/static_vs_eager.py
 	$(PY) benchmarks/autotune.py
 	$(PY) benchmarks/to_static.py
+	$(PY) benchmarks/debugger_render.py
 
 lint: setup
 	$(VENV)/bin/ruff check minipaddle tests benchmarks
