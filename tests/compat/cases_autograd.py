@@ -118,3 +118,10 @@ def optimizer_skips_batch_norm_running_stats(paddle):
     opt.step()
     return {"params": len(net.parameters()), "mean grad": net.bn._mean.grad,
             "running mean": net.bn._mean, "running var": net.bn._variance}
+
+
+@case
+def summary_counts_batch_norm_statistics_as_non_trainable(paddle):
+    net = paddle.nn.Sequential(paddle.nn.Conv2D(1, 2, 3), paddle.nn.BatchNorm2D(2))
+    info = paddle.summary(net, (1, 1, 5, 5))
+    return {k: int(v) for k, v in info.items()}

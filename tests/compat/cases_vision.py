@@ -69,3 +69,50 @@ def mnist_style_pipeline_gives_n_1_28_28_batches(paddle):
             "labels": [list(labels.shape), dtype_name(labels.dtype)],
             "conv": [list(features.shape), float(features.sum())],
             "batches": [list(b[0].shape) for b in loader]}
+
+
+def _write_mnist_files(folder):
+    """100 28 x 28 images and labels as the standard gzip IDX files (Paddle's reader takes 100 at a time)."""
+    import gzip
+    import os
+    import struct
+    images = (np.arange(100 * 784).reshape(100, 784) % 251).astype("uint8")
+    labels = (np.arange(100) % 10).astype("uint8")
+    image_path, label_path = os.path.join(folder, "images-idx3-ubyte.gz"), os.path.join(folder, "labels-idx1-ubyte.gz")
+    with gzip.open(image_path, "wb") as f:
+        f.write(struct.pack(">IIII", 2051, 100, 28, 28) + images.tobytes())
+    with gzip.open(label_path, "wb") as f:
+        f.write(struct.pack(">II", 2049, 100) + labels.tobytes())
+    return image_path, label_path
+
+
+@case
+def mnist_hands_its_transform_a_28_28_image_and_normalize_makes_it_1_28_28(paddle):
+    import tempfile
+    seen = {}
+
+    def look(image):   # what the dataset hands its transform (Paddle: a PIL image; minipaddle: its pixels)
+        pixels = np.asarray(image)
+        seen.setdefault("pil", [list(pixels.shape), str(pixels.dtype)])
+        return image
+
+    def look_cv2(image):
+        seen.setdefault("cv2", [list(np.asarray(image).shape), str(np.asarray(image).dtype)])
+        return image
+
+    with tempfile.TemporaryDirectory() as folder:
+        image_path, label_path = _write_mnist_files(folder)
+        MNIST = paddle.vision.datasets.MNIST
+        MNIST(image_path=image_path, label_path=label_path, mode="train", transform=look, download=False)[3]
+        MNIST(image_path=image_path, label_path=label_path, mode="train", transform=look_cv2, backend="cv2",
+              download=False)[3]
+        normalize = paddle.vision.transforms.Normalize(mean=[127.5], std=[127.5], data_format="CHW")
+        train = MNIST(image_path=image_path, label_path=label_path, mode="train", transform=normalize,
+                      download=False)
+        image, label = train[3]
+        images, labels = next(iter(paddle.io.DataLoader(train, batch_size=8, shuffle=False)))
+        conv = paddle.nn.Conv2D(1, 6, 3, weight_attr=paddle.ParamAttr(
+            initializer=paddle.nn.initializer.Constant(0.1)))
+        return {"handed to the transform": seen, "sample": [image, label],
+                "batch": [list(images.shape), dtype_name(images.dtype), list(labels.shape)],
+                "conv2d": list(conv(images).shape), "first pixels": images[0, 0, 0, :4]}
