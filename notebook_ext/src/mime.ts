@@ -27,9 +27,10 @@ export class TraceRenderer extends Widget implements IRenderMime.IRenderer {
     const html = model.data['text/html'];
     const text = typeof html === 'string' ? html : Array.isArray(html) ? html.join('') : null;
     const rendered = renderTrace(model.data[MIME_TYPE], text === null ? null : this.sanitizer.sanitize(text));
-    this.view = rendered.view;
     this.node.replaceChildren(rendered.node);
-    return this.view ? this.view.ready : Promise.resolve();
+    return rendered.ready.then(() => {
+      this.view = rendered.view;
+    });
   }
 
   dispose(): void {

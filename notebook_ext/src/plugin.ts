@@ -81,8 +81,12 @@ export class DebuggerPanel extends Widget {
       return;
     }
     const rendered = renderTrace(found.data, found.html === null ? null : this.sanitize(found.html));
-    this.view = rendered.view;
     this.node.replaceChildren(rendered.node);
+    const key = this.key;
+    void rendered.ready.then(() => {
+      if (this.key === key && !this.isDisposed) this.view = rendered.view;
+      else rendered.view?.dispose();
+    });
   }
 
   protected onAfterShow(): void {
