@@ -67,7 +67,7 @@ class Recorder:
                                        hint="use `with paddle.debug.record() as rec:` first.")
         if self._trace is None or self._trace_version != self._builder._version:
             document = self._builder.build()
-            self._trace = Trace(document, texts=self._builder if self._builder.caching else None)
+            self._trace = Trace(document, texts=self._builder.cache if self._builder.cache.on else None)
             self._trace_version = self._builder._version
         return self._trace
 

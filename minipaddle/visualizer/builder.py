@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import datetime
 import itertools
-import json
 import time
 import weakref
 from collections import deque
@@ -40,7 +39,8 @@ from ..framework.parameter import Parameter
 from ..framework.registry import KernelKey, _preferred
 from .summary import SATURATION_OPS, json_number, jsonable, saturation, same_values, summarize
 from . import program as _program
-from .trace import build_document, state_json
+from .doc_cache import DocumentCache
+from .trace import build_document
 
 # What the byte budget counts: the recorder's memory, measured with tracemalloc on an MLP run
 # (the JSON document comes out at about a third of it, values aside).
@@ -50,7 +50,6 @@ TENSOR_BYTES = 700
 GRAD_NODE_BYTES = 900
 STEP_BYTES = 1500       # one step with its op node or update record, on average
 ITERATION_BYTES = 120   # one training iteration's start and loss (iterations.py builds the rest)
-STATE_JSON_BYTES = 1500  # one state's JSON object, kept after the first build (plus its text, counted by length)
 MAX_INNER_OPS = 32      # ops listed per backward step (the rest are only counted)
 MAX_NAN_EVENTS = 100    # NaN/Inf occurrences listed (all are counted)
 MAX_AUTOTUNE = 200      # autotune decisions kept (the first ones: later calls of a class reuse them)
@@ -110,13 +109,7 @@ class TraceBuilder:
         self.layer_kinds: dict[str, str | None] = {}  # layer path -> its class name ("Tanh")
         self.param_layers: dict[str, str] = {}   # parameter tid -> path of the layer that holds it
         self._structured_names: dict[int, tuple] = {}  # id(outermost layer) -> (weakref, {id(param): key})
-        # What build() and Trace.to_json made of records that never change (states, steps), kept from the
-        # second build on (a live view rebuilding the document every fraction of a second then encodes only
-        # what is new; a recording built once pays no memory for it)
-        self.builds = 0
-        self.state_json: dict[str, dict] = {}    # sid -> the document's state object
-        self.state_texts: dict[str, str] = {}    # sid -> its JSON text
-        self.step_texts: dict[int, str] = {}     # step index -> its JSON text
+        self.cache = DocumentCache(self)         # what build() made of unchanging records (live views)
 
     # ---- ids ----------------------------------------------------------------------------
     def _new_id(self, prefix: str) -> str:
@@ -650,9 +643,7 @@ class TraceBuilder:
         step, held, nbytes = self.steps.popleft()
         self.dropped_steps += 1
         self.bytes_used -= nbytes
-        text = self.step_texts.pop(step["index"], None)
-        if text is not None:
-            self.bytes_used -= len(text)
+        self.cache.forget_step(step["index"])
         iterations = self.iterations
         while len(iterations) > 1 and self.steps and iterations[1][1] <= self.steps[0][0]["index"]:
             iterations.popleft()  # all its steps are gone
@@ -678,11 +669,7 @@ class TraceBuilder:
             owner = self.objects.get(record["tensor"])
             if owner is not None and owner["states"] and owner["states"][0] == obj_id:
                 del owner["states"][0]  # states go oldest first
-            if self.state_json.pop(obj_id, None) is not None:
-                self.bytes_used -= STATE_JSON_BYTES
-            text = self.state_texts.pop(obj_id, None)
-            if text is not None:
-                self.bytes_used -= len(text)
+            self.cache.forget_state(obj_id)
         elif kind == "t":
             self.bytes_used -= TENSOR_BYTES
             self._last_state.pop(obj_id, None)
@@ -694,37 +681,8 @@ class TraceBuilder:
     # ---- the document -------------------------------------------------------------------
     def build(self) -> dict:
         """The trace document as a plain dict (see trace.schema.json)."""
-        self.builds += 1
+        self.cache.builds += 1
         return build_document(self)
-
-    @property
-    def caching(self) -> bool:
-        """Whether built states and their texts are kept for the next build (from the second build on)."""
-        return self.builds > 1
-
-    def state_object(self, sid: str, record: dict) -> dict:
-        """The document's object of state `sid` (a state never changes: kept when caching)."""
-        out = self.state_json.get(sid)
-        if out is None:
-            out = state_json(record, self.state_data[sid])
-            if self.builds > 1:
-                self.state_json[sid] = out
-                self.bytes_used += STATE_JSON_BYTES
-        return out
-
-    # Trace.to_json asks these for the text of the two big sections (see Trace's `texts`)
-    def states_text(self, states: list) -> str:
-        return "[" + ",".join([self._text(self.state_texts, s["id"], s) for s in states]) + "]"
-
-    def steps_text(self, steps: list) -> str:
-        return "[" + ",".join([self._text(self.step_texts, s["index"], s) for s in steps]) + "]"
-
-    def _text(self, cache: dict, key, obj: dict) -> str:
-        text = cache.get(key)
-        if text is None:
-            text = cache[key] = json.dumps(obj, separators=(",", ":"), allow_nan=False, ensure_ascii=False)
-            self.bytes_used += len(text)
-        return text
 
 
 def _attrs_json(attrs: dict | None) -> dict:

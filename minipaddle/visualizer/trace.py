@@ -65,7 +65,7 @@ class Trace:
 
     def __init__(self, document: dict, texts=None) -> None:
         """`texts`: what the recorder kept of the JSON text of the document's states and steps (an
-        object with states_text(states) and steps_text(steps), see TraceBuilder): to_json splices
+        object with states_text(states) and steps_text(steps), see doc_cache.py): to_json splices
         those in rather than encoding them again, so a live view re-encodes only what is new."""
         _check_version(document)
         self._doc = document
@@ -340,7 +340,7 @@ def build_document(b) -> dict:
         if kind == "t":
             tensors.append(_tensor_json(rec, objects))
         elif kind == "s":
-            states.append(b.state_object(oid, rec))
+            states.append(b.cache.state(oid, rec, b.state_data[oid]))
         elif kind == "n":
             nodes.append(_node_json(rec, objects))
         elif kind == "g":
@@ -412,6 +412,7 @@ def _tensor_json(rec: dict, objects: dict) -> dict:
 
 
 def state_json(rec: dict, data: tuple) -> dict:
+    """The document's object of one state: its record, summary and values as JSON."""
     summary, values = data
     out = dict(rec)
     out["summary"] = summary_to_json(summary)

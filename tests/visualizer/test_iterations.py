@@ -289,3 +289,15 @@ def test_a_failing_state_dict_costs_the_names_not_the_recording(data):
     doc = validated(rec.trace)
     assert [n["op"] for n in doc["graph"]["forward"]["nodes"]][:1] == ["linear"]
     assert {t["structured_name"] for t in doc["tensors"] if t["role"] == "parameter"} == {None}
+
+
+def test_a_recording_without_backward_steps_still_sees_iterations(data):
+    net = make_net()
+    opt = paddle.optimizer.SGD(learning_rate=0.1, parameters=net.parameters())
+    with paddle.debug.record(backward=False) as rec:
+        losses = train(net, opt, *data, 3)
+    doc = validated(rec.trace)
+    assert not any(s["kind"] == "backward_step" for s in doc["steps"])
+    assert [it["loss"] for it in doc["iterations"]] == losses  # backward() began, even if its steps are not kept
+    assert all(v is None for layer in doc["health"]["layers"] for v in layer["grad_std"])
+    assert all(v is not None for layer in doc["health"]["layers"] for v in layer["act_std"])

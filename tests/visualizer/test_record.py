@@ -502,18 +502,20 @@ def test_rebuilding_while_recording_reuses_what_did_not_change_and_encodes_the_s
     try:
         train_step(mlp, *batch)
         first = rec.trace
-        assert first._texts is None and rec._builder.state_json == {}  # one build keeps nothing extra
+        assert first._texts is None and rec._builder.cache.states == {}  # one build keeps nothing extra
         for _ in range(4):  # the ring buffer drops steps between builds
             train_step(mlp, *batch)
             trace = rec.trace
-            assert trace._texts is rec._builder
+            assert trace._texts is rec._builder.cache
             plain = json.dumps(trace.to_dict(), separators=(",", ":"), allow_nan=False, ensure_ascii=False)
             assert trace.to_json() == plain
             validated(trace)
         builder = rec._builder
         assert builder.dropped_steps > 0
-        assert set(builder.state_json) <= set(builder.objects) and set(builder.state_texts) <= set(builder.objects)
+        cache = builder.cache
+        assert cache.states and set(cache.states) <= set(builder.objects)
+        assert cache.state_texts and set(cache.state_texts) <= set(builder.objects)
         kept = {step["index"] for step, _, _ in builder.steps}
-        assert set(builder.step_texts) <= kept
+        assert cache.step_texts and set(cache.step_texts) <= kept
     finally:
         rec.stop()
