@@ -124,7 +124,11 @@ def numel(x: Tensor, name=None) -> Tensor:
     """`paddle.numel(x)`: how many elements x holds, as a 0-D int64 Tensor."""
     if not isinstance(x, Tensor):
         raise invalid_argument("numel", f"x must be a Tensor, got {type(x).__name__}.")
-    return x.numel()
+    if _building() and _is_variable(x) and -1 in x._data.shape:   # known only when the Program runs
+        from .ops.elementwise import cast
+        from .ops.reduction import prod
+        return cast(prod(shape(x)), "int64")
+    return Tensor._wrap(np.array(x._data.size, np.int64))
 
 
 def _like(op: str, x, value, dtype) -> Tensor:

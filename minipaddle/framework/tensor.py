@@ -70,7 +70,8 @@ class Tensor:
 
     def numel(self) -> "Tensor":
         """The number of elements, as Paddle gives it: a 0-D int64 Tensor (`int(x.numel())` for a Python int)."""
-        return Tensor._wrap(np.array(self._data.size, np.int64))
+        from .creation import numel   # creation imports this module
+        return numel(self)
 
     def __len__(self) -> int:
         if self._data.ndim == 0:

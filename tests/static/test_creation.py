@@ -90,3 +90,16 @@ def test_creation_errors_in_a_program():
             paddle.full(x, 1.0)
         with pytest.raises(InvalidArgument, match="must hold one int"):
             paddle.full([x, 2], 1.0)
+
+
+def test_numel_of_a_variable_with_a_batch_dim_is_computed_when_the_program_runs():
+    paddle.enable_static()
+    try:
+        main = paddle.static.Program()
+        with paddle.static.program_guard(main):
+            x = paddle.static.data("x", [None, 3], "float32")
+            n, m = x.numel(), paddle.numel(x)
+        out = paddle.static.Executor().run(main, feed={"x": np.ones((4, 3), np.float32)}, fetch_list=[n, m])
+        assert [int(v) for v in out] == [12, 12] and out[0].dtype == np.int64
+    finally:
+        paddle.disable_static()
