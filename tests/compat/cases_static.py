@@ -51,3 +51,25 @@ def adam_minimize_without_parameters_trains_the_program(paddle):
     losses = [float(exe.run(main, feed={"x": xs, "y": ys}, fetch_list=[loss])[0]) for _ in range(5)]
     paddle.disable_static()
     return {"losses": losses}
+
+
+@case
+def fit_a_line_with_square_error_cost(paddle):
+    """Paddle's fit-a-line example: fc, square_error_cost, mean, SGD(learning_rate=0.001).minimize."""
+    paddle.enable_static()
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data(name="x", shape=[None, 13], dtype="float32")
+        y = paddle.static.data(name="y", shape=[None, 1], dtype="float32")
+        weight = paddle.ParamAttr(initializer=paddle.nn.initializer.Constant(0.1))
+        y_predict = paddle.static.nn.fc(x, size=1, activation=None, weight_attr=weight)
+        cost = paddle.nn.functional.square_error_cost(input=y_predict, label=y)
+        avg_loss = paddle.mean(cost)
+        paddle.optimizer.SGD(learning_rate=0.001).minimize(avg_loss)
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    exe.run(startup)
+    xs = (np.arange(13 * 8).reshape(8, 13) % 7 / 7).astype("float32")
+    ys = xs.sum(axis=1, keepdims=True)
+    losses = [float(exe.run(main, feed={"x": xs, "y": ys}, fetch_list=[avg_loss])[0]) for _ in range(3)]
+    paddle.disable_static()
+    return {"losses": losses}
