@@ -41,7 +41,11 @@ def main() -> None:
     parser.add_argument("themes", nargs="*", default=list(harness.THEMES), help="themes to record (default: all)")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
-    import paddle
+    try:
+        import paddle
+    except ImportError:
+        sys.exit("Paddle is not installed in this Python. Make its own venv (see this script's docstring) and run "
+                 "the script with that venv's python.")
     if paddle.__version__ != PADDLE_VERSION:
         sys.exit(f"goldens are recorded with Paddle {PADDLE_VERSION}; this Python has {paddle.__version__}")
     if "minipaddle" in getattr(paddle, "__file__", ""):

@@ -121,5 +121,6 @@ def searchsorted_and_bucketize(paddle):
     return {"rows": paddle.searchsorted(seq, values), "right": paddle.searchsorted(seq, values, right=True),
             "int32": paddle.searchsorted(seq, values, out_int32=True),
             "1-D sequence": paddle.searchsorted(edges, values),
-            "bucketize": paddle.bucketize(values, edges), "bucketize right": paddle.bucketize(values, edges, right=True),
+            "bucketize": paddle.bucketize(values, edges),
+            "bucketize right": paddle.bucketize(values, edges, right=True),
             "bucketize 2-D edges": outcome(lambda: paddle.bucketize(values, seq))}
