@@ -35,7 +35,7 @@ _LAZY_MODULES = ("nn", "optimizer", "io", "vision", "metric", "hapi", "regulariz
                  "device", "distributed", "utils")
 _LAZY_NAMES = {"Model": ("hapi", "Model"), "summary": ("hapi", "summary"),
                "save": ("framework.io", "save"), "load": ("framework.io", "load"),
-               "flops": ("hapi.flops", "flops"),
+               "flops": ("hapi.flops", "flops"), "DataParallel": ("distributed", "DataParallel"),
                "is_compiled_with_cuda": ("device", "is_compiled_with_cuda"),
                "enable_static": ("static", "enable_static"), "disable_static": ("static", "disable_static"),
                "in_dynamic_mode": ("static", "in_dynamic_mode"),

@@ -4,10 +4,13 @@ of a world of 1. These names exist so data-parallel code written for Paddle runs
     paddle.distributed.init_parallel_env()          # nothing to set up
     rank = paddle.distributed.get_rank()            # 0
     sampler = paddle.io.DistributedBatchSampler(ds, batch_size=32, shuffle=True)   # every sample, rank 0's share
+    model = paddle.DataParallel(model)              # the model itself: nothing to all-reduce
 """
 from __future__ import annotations
 
-__all__ = ["ParallelEnv", "get_rank", "get_world_size", "init_parallel_env", "is_initialized"]
+from .parallel import DataParallel
+
+__all__ = ["DataParallel", "ParallelEnv", "get_rank", "get_world_size", "init_parallel_env", "is_initialized"]
 
 
 class ParallelEnv:

@@ -119,3 +119,12 @@ def run_check_returns_none(paddle):
               "tensor); minipaddle counts LeNet as Paddle's own docs say: 347560")
 def flops_of_lenet(paddle):
     return outcome(lambda: paddle.flops(paddle.vision.models.LeNet(), [1, 1, 28, 28]))
+
+
+@case
+def data_parallel_in_one_process(paddle):
+    paddle.distributed.init_parallel_env()
+    net = paddle.nn.Linear(2, 2, weight_attr=paddle.ParamAttr(initializer=paddle.nn.initializer.Constant(0.5)))
+    model = paddle.DataParallel(net)
+    return {"named_parameters": [n for n, _ in model.named_parameters()], "state_dict": list(model.state_dict()),
+            "output": model(paddle.ones([1, 2])), "wraps": model._layers is net}
