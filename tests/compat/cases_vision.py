@@ -116,3 +116,40 @@ def mnist_hands_its_transform_a_28_28_image_and_normalize_makes_it_1_28_28(paddl
         return {"handed to the transform": seen, "sample": [image, label],
                 "batch": [list(images.shape), dtype_name(images.dtype), list(labels.shape)],
                 "conv2d": list(conv(images).shape), "first pixels": images[0, 0, 0, :4]}
+
+
+def _deterministic_parameters(paddle, model):
+    """Give every parameter fixed values (Paddle and minipaddle draw different random inits)."""
+    for i, p in enumerate(model.parameters()):
+        n = int(np.prod(p.shape))
+        values = np.cos(np.arange(n, dtype="float64") * 0.37 + i) * (0.5 / np.sqrt(max(p.shape[-1], 1)))
+        p.set_value(values.reshape(p.shape).astype("float32"))
+
+
+@case
+def beginner_mnist_lenet_trains_like_paddle(paddle):
+    """Paddle's quick start: MNIST + Normalize, LeNet, Adam, CrossEntropyLoss, accuracy (eager loop)."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        image_path, label_path = _write_mnist_files(folder)
+        transform = paddle.vision.transforms.Normalize(mean=[127.5], std=[127.5], data_format="CHW")
+        train_dataset = paddle.vision.datasets.MNIST(image_path=image_path, label_path=label_path, mode="train",
+                                                     transform=transform, download=False)
+        train_loader = paddle.io.DataLoader(train_dataset, batch_size=25, shuffle=False)
+        model = paddle.vision.models.LeNet(num_classes=10)
+        _deterministic_parameters(paddle, model)
+        model.train()
+        optim = paddle.optimizer.Adam(learning_rate=0.001, parameters=model.parameters())
+        loss_fn = paddle.nn.CrossEntropyLoss()
+        losses, accs = [], []
+        for data in train_loader():
+            x_data, y_data = data
+            predicts = model(x_data)
+            loss = loss_fn(predicts, y_data)
+            acc = paddle.metric.accuracy(predicts, y_data)
+            loss.backward()
+            optim.step()
+            optim.clear_grad()
+            losses.append(float(loss))
+            accs.append(float(acc))
+        return {"losses": losses, "accuracy": accs, "batches": len(losses)}
