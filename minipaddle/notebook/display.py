@@ -6,16 +6,19 @@
 
 The bundle carries three views of the same trace, and each front end picks the richest it knows:
 
-    application/vnd.minipaddle.trace+json   the trace document, as one compact JSON string, for the
-                                            JupyterLab extension (it reads a string or an object)
+    application/vnd.minipaddle.trace+json   the trace document as text, for the JupyterLab extension:
+                                            compact JSON, or for a training run base64 of its gzip'ed
+                                            JSON (the extension unpacks it; it also reads an object)
     text/html                               a small picture, no scripts: the summary line, the loss per
                                             iteration and the graph of the first iteration (classic
                                             Notebook, VS Code, GitHub); `Trace.save_html` writes the full view
     text/plain                              one summary line: ops, tensors, backward steps, NaN/Inf, drops
 
 The document goes in once, as a string: a notebook stores a JSON *value* under a +json type
-pretty-printed (one line per number), and a second copy as HTML would double the file
-(benchmarks/notebook_size.py measures what a 50-iteration MLP trace adds to a saved notebook).
+pretty-printed (one line per number), and a second copy as HTML would double the file. A training
+run's document is mostly the same keys over and over (thousands of tensor states), which gzip
+shrinks about fivefold: a 50-iteration MLP trace adds 0.7 MB to the saved notebook, 3.8 MB as
+plain JSON text (benchmarks/notebook_size.py).
 
 `program_bundle(document)` is what `%paddle_graph program` and `visualizer.show_program` show: a
 document of static programs (and pass diffs), drawn as SVG for the text/html view.
@@ -92,15 +95,16 @@ def trace_html(trace, max_rows: int = 1000) -> str:
 
 
 def trace_bundle(trace, include_json: bool = True, max_rows: int = MAX_LOSS_ROWS, picture: bool = True,
-                 compress: bool = False) -> dict:
+                 compress: bool | None = None) -> dict:
     """The MIME bundle of a trace (what `Trace._repr_mimebundle_` returns): the document as a compact
     JSON string, an HTML view (`bundle_html`; the full view for a short trace with no training
     iterations: a forward pass, static programs) and a text line. `include_json=False` leaves the document out,
     `max_rows` caps the loss table, `picture=False` leaves the graph out (live updates).
 
-    `compress=True` (not the default: it needs a front end that decodes it) writes the document as
-    base64 of its gzip'ed JSON text instead -- a string that does not start with "{" -- about a fifth
-    of the size: a browser reads it with DecompressionStream("gzip")."""
+    `compress`: write the document as base64 of its gzip'ed JSON text (`compressed`; a string that
+    does not start with "{", about a fifth of the size; the extension unpacks it with
+    DecompressionStream) rather than JSON text. None (the default): compress a training run (a
+    trace with iterations), whose saved notebook it keeps small."""
     trace = _as_trace(trace)
     if picture and not trace.iterations and len(trace.steps) <= FULL_VIEW_STEPS:
         page = trace_html(trace)  # a forward pass, static programs: small enough to show it all
@@ -108,6 +112,8 @@ def trace_bundle(trace, include_json: bool = True, max_rows: int = MAX_LOSS_ROWS
         page = bundle_html(trace, max_rows, picture)
     bundle = {"text/plain": summary_line(trace), "text/html": page}
     if include_json:
+        if compress is None:
+            compress = bool(trace.iterations)
         bundle[MIME_TYPE] = compressed(trace.to_json()) if compress else trace.to_json()
     return bundle
 

@@ -114,8 +114,9 @@ class LiveTrace:
             trace = self._get_trace()
             if trace is not self._last_trace or final:  # a Recorder hands back the same Trace when unchanged
                 small = trace.to_dict()["recording"]["bytes_used"] <= self.json_max_bytes
+                # while live: plain JSON, no picture (the cheapest update); the final one is what gets saved
                 self.handle.update(trace_bundle(trace, include_json=final or small, max_rows=LIVE_MAX_ROWS,
-                                                picture=final), raw=True)
+                                                picture=final, compress=None if final else False), raw=True)
                 self._last_trace = trace
                 self.updates += 1
         except Exception as exc:  # the debugger must never break the program it watches

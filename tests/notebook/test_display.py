@@ -57,7 +57,7 @@ def test_bundle_has_the_three_views_of_one_trace(model, x):
     import jsonschema
     from minipaddle.visualizer import load_schema
     rec, _, _ = record_step(model, x)
-    bundle = trace_bundle(rec.trace)
+    bundle = trace_bundle(rec.trace, compress=False)
     assert set(bundle) == {MIME_TYPE, "text/html", "text/plain"}
     text = bundle[MIME_TYPE]
     assert isinstance(text, str) and ", " not in text[:200]  # one compact JSON string, not an object
@@ -66,7 +66,7 @@ def test_bundle_has_the_three_views_of_one_trace(model, x):
     jsonschema.Draft202012Validator(load_schema()).validate(doc)
     assert "<script" not in bundle["text/html"].lower()
     assert "\n" not in bundle["text/plain"]
-    from_recorder = trace_bundle(rec)  # a Recorder works as well
+    from_recorder = trace_bundle(rec, compress=False)  # a Recorder works as well
     assert from_recorder[MIME_TYPE] == text and from_recorder["text/plain"] == bundle["text/plain"]
     assert MIME_TYPE not in trace_bundle(rec.trace, include_json=False)
 
@@ -249,8 +249,14 @@ def test_a_failing_dot_falls_back_to_lists_and_says_why(monkeypatch, model, x):
     assert "`dot` failed: out of memory" in html and "<li>" in html and "<svg" not in html
 
 
-def test_a_compressed_bundle_carries_the_same_document(model, x):
-    rec, _, _ = record_step(model, x)
-    plain, small = trace_bundle(rec.trace), trace_bundle(rec.trace, compress=True)
+def test_a_training_run_is_compressed_and_carries_the_same_document(model, x):
+    import base64
+    import gzip
+    rec, _, _ = record_step(model, x)  # forward, backward: a training iteration
+    small, plain = trace_bundle(rec.trace), trace_bundle(rec.trace, compress=False)
     assert not small[MIME_TYPE].startswith("{") and len(small[MIME_TYPE]) < len(plain[MIME_TYPE]) / 3
+    assert gzip.decompress(base64.b64decode(small[MIME_TYPE])).decode("utf-8") == plain[MIME_TYPE]
     assert nd.bundle_document(small) == nd.bundle_document(plain) == rec.trace.to_dict()
+    with paddle.debug.record() as forward:  # no training: plain JSON text
+        model(x)
+    assert trace_bundle(forward.trace)[MIME_TYPE] == forward.trace.to_json()

@@ -1,7 +1,6 @@
 """A Trace shows itself: graph data, DOT, HTML (saved and scriptless), and one notebook MIME bundle."""
 from __future__ import annotations
 
-import json
 import shutil
 
 import pytest
@@ -33,7 +32,8 @@ def test_trace_methods_reach_every_view(mlp, batch, tmp_path):
 def test_trace_displays_as_one_mime_bundle(mlp, batch):
     bundle = _trace(mlp, batch)._repr_mimebundle_()
     assert set(bundle) == {"application/vnd.minipaddle.trace+json", "text/html", "text/plain"}
-    assert json.loads(bundle["application/vnd.minipaddle.trace+json"])["schema_version"] == "1.2"
+    from minipaddle.notebook.display import bundle_document
+    assert bundle_document(bundle)["schema_version"] == "1.2"
     assert bundle["text/plain"].startswith("minipaddle trace:")
 
 
