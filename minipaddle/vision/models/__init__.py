@@ -1,6 +1,21 @@
-"""paddle.vision.models: ready-made networks (LeNet)."""
+"""paddle.vision.models: ready-made networks, built layer for layer as Paddle 3.3.1 builds them.
+
+Their state_dict keys, shapes and order are Paddle's, so weights converted from a Paddle checkpoint
+load with `set_state_dict`. No weights are downloaded: `pretrained=True` raises and says where Paddle
+would fetch them from.
+"""
 from __future__ import annotations
 
+from .alexnet import AlexNet, alexnet
 from .lenet import LeNet
+from .mobilenetv1 import MobileNetV1, mobilenet_v1
+from .mobilenetv2 import MobileNetV2, mobilenet_v2
+from .resnet import (BasicBlock, BottleneckBlock, ResNet, resnet18, resnet34, resnet50, resnet101, resnet152,
+                     resnext50_32x4d, resnext50_64x4d, resnext101_32x4d, resnext101_64x4d, resnext152_32x4d,
+                     resnext152_64x4d, wide_resnet50_2, wide_resnet101_2)
+from .vgg import VGG, vgg11, vgg13, vgg16, vgg19
 
-__all__ = ["LeNet"]
+__all__ = ["LeNet", "AlexNet", "alexnet", "VGG", "vgg11", "vgg13", "vgg16", "vgg19", "ResNet", "BasicBlock",
+           "BottleneckBlock", "resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext50_32x4d",
+           "resnext50_64x4d", "resnext101_32x4d", "resnext101_64x4d", "resnext152_32x4d", "resnext152_64x4d",
+           "wide_resnet50_2", "wide_resnet101_2", "MobileNetV1", "mobilenet_v1", "MobileNetV2", "mobilenet_v2"]
