@@ -747,11 +747,12 @@ def _dtype_name(dtype: np.dtype) -> str:
     return name
 
 
-def _loss_value(data: np.ndarray) -> float | str | None:
-    """The value backward() started from (its mean when it is not a single number)."""
+def _loss_value(data: np.ndarray) -> float | None:
+    """The value backward() started from (its mean when it is not a single number); None if not finite."""
     if data.size == 0 or data.dtype.kind not in "fiub":
         return None
-    return json_number(float(data.reshape(-1)[0]) if data.size == 1 else float(np.mean(data, dtype=np.float64)))
+    value = float(data.reshape(-1)[0]) if data.size == 1 else float(np.mean(data, dtype=np.float64))
+    return value if value - value == 0.0 else None
 
 
 def _number(v) -> float | str | None:

@@ -14,7 +14,8 @@ everything else is read here, in `build()`, from what the recording kept:
                 norm, weight norm and update ratio, per iteration
 
 Every per-iteration list has one entry per iteration, null where the recording does not know the
-number (a layer that did not run, steps dropped by the ring buffer).
+number (a layer that did not run, steps dropped by the ring buffer) or it is not finite (a loss gone
+NaN: the document's nan_inf section says where that began).
 
     doc = rec.trace.to_dict()
     [it["loss"] for it in doc["iterations"]]           # the loss curve
@@ -25,7 +26,7 @@ from __future__ import annotations
 import math
 import statistics
 
-from .summary import json_number, round_significant
+from .summary import round_significant
 
 ACTIVATIONS = {"tanh": "tanh", "sigmoid": "sigmoid", "relu": "relu"}  # last op of a layer -> activation
 
@@ -199,5 +200,6 @@ def _finite(v) -> bool:
     return isinstance(v, (int, float)) and math.isfinite(v)
 
 
-def _rounded(v: float | None):
-    return None if v is None else json_number(round_significant(float(v)))
+def _rounded(v: float | None) -> float | None:
+    """4 significant digits; a non-finite number is unknown here (null: nan_inf tells where it began)."""
+    return None if v is None or not math.isfinite(v) else round_significant(float(v))

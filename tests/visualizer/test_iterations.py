@@ -301,3 +301,21 @@ def test_a_recording_without_backward_steps_still_sees_iterations(data):
     assert [it["loss"] for it in doc["iterations"]] == losses  # backward() began, even if its steps are not kept
     assert all(v is None for layer in doc["health"]["layers"] for v in layer["grad_std"])
     assert all(v is not None for layer in doc["health"]["layers"] for v in layer["act_std"])
+
+
+def test_a_loss_gone_nan_is_null_in_the_iterations_and_named_by_nan_inf(data):
+    net = make_net()
+    opt = paddle.optimizer.SGD(learning_rate=0.1, parameters=net.parameters())
+    x, y = data
+    with paddle.debug.record() as rec:
+        train(net, opt, x, y, 1)
+        loss = paddle.log(((net(x) - y) ** 2).mean() - 1e6)  # log of a negative number
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+    doc = validated(rec.trace)
+    first, second = doc["iterations"]
+    assert first["loss"] is not None and second["loss"] is None
+    assert doc["nan_inf"]["first"]["op"] == "log"
+    for layer in doc["health"]["layers"]:
+        assert all(v is None or math.isfinite(v) for v in layer["grad_std"])
