@@ -673,6 +673,7 @@ class TraceBuilder:
         elif kind == "t":
             self.bytes_used -= TENSOR_BYTES
             self._last_state.pop(obj_id, None)
+            self.param_layers.pop(obj_id, None)
         elif kind == "g":  # (an op node's bytes are counted with its step)
             self.bytes_used -= GRAD_NODE_BYTES
             for index in range(len(record["forward_outputs"])):
