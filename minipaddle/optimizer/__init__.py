@@ -8,8 +8,10 @@
 from __future__ import annotations
 
 from . import lr  # noqa: F401
+from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
+from .adamax import Adamax
 from .adamw import AdamW
 from .lamb import Lamb
 from .momentum import Momentum
@@ -17,4 +19,5 @@ from .optimizer import Optimizer
 from .rmsprop import RMSProp
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "RMSProp", "Adagrad", "Lamb", "lr"]
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "RMSProp", "Adagrad", "Adadelta", "Adamax", "Lamb",
+           "lr"]

@@ -20,11 +20,12 @@ from typing import Callable
 
 import numpy as np
 
-from ..framework.errors import invalid_argument, precondition_not_met
+from ..framework.errors import invalid_argument, invalid_type, precondition_not_met
 
 __all__ = ["LRScheduler", "NoamDecay", "PiecewiseDecay", "NaturalExpDecay", "InverseTimeDecay", "PolynomialDecay",
            "LinearWarmup", "ExponentialDecay", "MultiStepDecay", "StepDecay", "LambdaDecay", "ReduceOnPlateau",
-           "CosineAnnealingDecay", "MultiplicativeDecay", "OneCycleLR", "CosineAnnealingWarmRestarts", "LinearLR"]
+           "CosineAnnealingDecay", "MultiplicativeDecay", "OneCycleLR", "CosineAnnealingWarmRestarts", "LinearLR",
+           "CyclicLR"]
 
 
 def _number(api: str, name: str, value, *, low: float | None = None, low_open: bool = False) -> float:
@@ -441,6 +442,73 @@ class OneCycleLR(LRScheduler):
                 pct = (step - start) / (end - start) if end != start else 1.0
                 return self._anneal(self._lr_config[i], self._lr_config[i + 1], pct)
         raise AssertionError("unreachable")
+
+
+class CyclicLR(LRScheduler):
+    """Cycle the rate between base_learning_rate and max_learning_rate (Smith 2017). Step it once per batch.
+
+    A cycle is step_size_up steps rising linearly, then step_size_down (default: step_size_up) falling.
+    The amplitude max - base is scaled by `scale_fn(cycle)` ('triangular': 1; 'triangular2': halved every
+    cycle) or `scale_fn(iteration)` ('exp_range': exp_gamma ** iteration); a custom `scale_fn` takes
+    `scale_mode` ('cycle' or 'iterations') and overrides `mode`.
+
+    >>> sched = CyclicLR(0.1, 0.5, step_size_up=2)     # 0.1, 0.3, 0.5, 0.3, 0.1, 0.3, ...
+    """
+
+    def __init__(self, base_learning_rate: float, max_learning_rate: float, step_size_up: int,
+                 step_size_down: int | None = None, mode: str = "triangular", exp_gamma: float = 1.0,
+                 scale_fn: Callable[[float], float] | None = None, scale_mode: str = "cycle", last_epoch: int = -1,
+                 verbose: bool = False) -> None:
+        api = "CyclicLR"
+        # Paddle checks types first (TypeError), then values (ValueError); exp_gamma must be a float.
+        for name, value, kinds in (("max_learning_rate", max_learning_rate, (int, float)),
+                                   ("step_size_up", step_size_up, (int,)), ("step_size_down", step_size_down, (int,)),
+                                   ("exp_gamma", exp_gamma, (float,))):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, kinds)):
+                raise invalid_type(api, f"{name} must be {' or '.join(k.__name__ for k in kinds)}, got "
+                                        f"{type(value).__name__} {value!r}.")
+        self.max_lr = _number(api, "max_learning_rate", max_learning_rate, low=0.0)
+        up = float(_positive_int(api, "step_size_up", step_size_up))
+        down = up if step_size_down is None else float(_positive_int(api, "step_size_down", step_size_down))
+        self.gamma = float(exp_gamma)
+        self.cycle_size = up + down
+        self.step_up_pct = up / self.cycle_size
+        self.amplitude = self.max_lr - _number(api, "base_learning_rate", base_learning_rate, low=0.0)
+        if scale_fn is None and mode not in ("triangular", "triangular2", "exp_range"):
+            raise invalid_argument(api, f"mode got {mode!r}, expected 'triangular', 'triangular2' or 'exp_range' "
+                                        "(or pass scale_fn).")
+        if scale_mode not in ("cycle", "iterations"):
+            raise invalid_argument(api, f"scale_mode got {scale_mode!r}, expected 'cycle' or 'iterations'.")
+        self.mode = mode
+        if scale_fn is not None:
+            self.scale_fn, self.scale_mode = scale_fn, scale_mode
+        elif mode == "triangular":
+            self.scale_fn, self.scale_mode = self._triangular_scale_fn, "cycle"
+        elif mode == "triangular2":
+            self.scale_fn, self.scale_mode = self._triangular2_scale_fn, "cycle"
+        else:
+            self.scale_fn, self.scale_mode = self._exp_range_scale_fn, "iterations"
+        super().__init__(base_learning_rate, last_epoch, verbose)
+
+    def _triangular_scale_fn(self, x: float) -> float:
+        return 1.0
+
+    def _triangular2_scale_fn(self, x: float) -> float:
+        return 1 / 2.0 ** (x - 1)
+
+    def _exp_range_scale_fn(self, x: float) -> float:
+        return self.gamma ** x
+
+    def get_lr(self) -> float:
+        iterations = self.last_epoch
+        cycle = 1 + iterations // self.cycle_size
+        pct_per_cycle = 1.0 + iterations / self.cycle_size - cycle   # how far into this cycle, 0..1
+        if pct_per_cycle <= self.step_up_pct:
+            scale_factor = pct_per_cycle / self.step_up_pct
+        else:
+            scale_factor = (1 - pct_per_cycle) / (1 - self.step_up_pct)
+        x = cycle if self.scale_mode == "cycle" else iterations
+        return self.base_lr + self.amplitude * scale_factor * self.scale_fn(x)
 
 
 def _cos_anneal(start: float, end: float, pct: float) -> float:
