@@ -42,8 +42,7 @@ def iteration_sections(b, steps: list) -> dict:
     iterations, per_iteration = [], []
     for index, first, last, loss, chunk in spans:
         seen = _scan(chunk, objects)
-        signature = tuple(_signature(step, objects) for step in chunk)
-        structure = structures.setdefault(signature, len(structures))
+        structure = structures.setdefault(_structure(chunk, objects), len(structures))
         updates = seen["updates"]
         grad_sq = [u["grad_norm"] ** 2 for u, _ in updates if _finite(u["grad_norm"])]
         ratios = [r for r in (_update_ratio(u, s, state_data)[1] for u, s in updates) if r is not None]
@@ -90,6 +89,18 @@ def _scan(chunk: list, objects: dict) -> dict:
         elif kind == "optimizer_update":
             updates.append((objects[step["update"]], step["states"][0] if step["states"] else None))
     return {"last_op": last_op, "backward": backward, "updates": updates}
+
+
+def _structure(chunk: list, objects: dict) -> tuple:
+    """What must match for two iterations to share a layout: the forward ops and the optimizer updates
+    in order, and the backward steps as a multiset. Not their order: a weight's accumulate node is one
+    object for the whole run, so from the second iteration on the engine runs it later than in the
+    first, on the same graph (the front end pairs backward steps through their grad nodes)."""
+    ordered, backward = [], []
+    for step in chunk:
+        sig = _signature(step, objects)
+        (backward if step["kind"] in ("backward_step", "hook") else ordered).append(sig)
+    return tuple(ordered), tuple(sorted(backward, key=repr))
 
 
 def _signature(step: dict, objects: dict) -> tuple:
