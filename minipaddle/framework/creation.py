@@ -54,6 +54,8 @@ def _infer_np_dtype(data) -> np.dtype | None:
 def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tensor:
     """`paddle.to_tensor([[1., 2.], [3., 4.]])`: a new tensor holding a copy of `data`."""
     _check_place("to_tensor", place)
+    if _building() and _holds_variable(data):   # inside a Program being built (@to_static on an input)
+        return _to_tensor_static(data, dtype, stop_gradient)
     if isinstance(data, Tensor):
         array = data._data.copy()
     else:
@@ -98,6 +100,30 @@ def _building() -> bool:
 def _is_variable(value) -> bool:
     from .static.program import Variable
     return isinstance(value, Variable)
+
+
+def _holds_variable(data) -> bool:
+    if _is_variable(data):
+        return True
+    return isinstance(data, (list, tuple)) and any(_holds_variable(d) for d in data)
+
+
+def _to_tensor_static(data, dtype, stop_gradient: bool) -> Tensor:
+    """to_tensor of a Variable (or a list holding some) while a Program is built, as Paddle's static
+    to_tensor: the Variable itself (cast when a dtype is asked for), a list stacked; its stop_gradient
+    is set to the argument's value."""
+    from .ops.elementwise import cast
+    from .ops.joining import stack
+    if _is_variable(data):
+        out = data
+        if dtype is not None and np.dtype(convert_dtype(dtype)) != np.dtype(data._data.dtype):
+            out = cast(data, dtype)
+    else:
+        parts = [_to_tensor_static(d, dtype, stop_gradient) if _holds_variable(d) else to_tensor(d, dtype)
+                 for d in data]
+        out = stack(parts)
+    out.stop_gradient = stop_gradient
+    return out
 
 
 def _static_shape(shape) -> bool:

@@ -226,6 +226,7 @@ def _read(source, return_numpy: bool):
             raise _Corrupt("the archive lists a member twice (tampered).")
         if META not in names:
             raise _Corrupt(f"no {META} member; this is not a file written by paddle.save.")
+        _check_sizes(zf, _real_size(source))
         meta = _read_meta(zf)
         expected = {META} | {f"{key}.npy" for key in meta["arrays"]}
         stray = sorted(set(names) - expected)
@@ -234,6 +235,59 @@ def _read(source, return_numpy: bool):
                            "(minipaddle never loads pickle or other payloads).")
         arrays = {key: _read_array(zf, key, spec) for key, spec in meta["arrays"].items()}
     return _build(meta["root"], arrays, return_numpy)
+
+
+def _real_size(source) -> int:
+    if isinstance(source, str):
+        return os.path.getsize(source)
+    return len(source.getbuffer())
+
+
+def _check_sizes(zf: zipfile.ZipFile, real_size: int) -> None:
+    """Every member is stored (never compressed) and lies inside the file, so what loading allocates is
+    bounded by the file's real size: a forged header cannot make it reserve more."""
+    for info in zf.infolist():
+        if info.compress_type != zipfile.ZIP_STORED or info.file_size != info.compress_size:
+            raise _Corrupt(f"member {info.filename!r} is compressed or its sizes disagree; paddle.save stores "
+                           "members uncompressed (tampered).")
+        if info.header_offset + info.compress_size > real_size:
+            raise _Corrupt(f"member {info.filename!r} claims {info.file_size} bytes, past the end of the "
+                           f"{real_size}-byte file (truncated or tampered).")
+
+
+# ---- flat archives of named arrays (model parameters) --------------------------------------------
+def write_arrays(api: str, path: str, arrays: dict[str, np.ndarray]) -> None:
+    """Write {name: array} at `path` in paddle.save's archive (a sha256 per array), atomically.
+
+    jit.save, static.save_inference_model and static.save keep their parameters this way."""
+    writer = _Writer()
+    items = []
+    for name, array in arrays.items():
+        items.append([writer.node(str(name), api), writer.node(np.asarray(array), f"{api}: {name!r}")])
+    meta = {"format": FORMAT, "version": VERSION, "root": {"type": "dict", "items": items},
+            "arrays": writer.specs}
+    dirname = os.path.dirname(path)
+    if dirname:
+        os.makedirs(dirname, exist_ok=True)
+    _atomic_write(path, meta, writer.arrays)
+
+
+def read_arrays(api: str, path: str) -> dict[str, np.ndarray]:
+    """{name: array} from what `write_arrays` wrote; a damaged file is refused whole, naming it and why."""
+    if not os.path.isfile(path):
+        raise invalid_argument(api, f"no parameter file {path!r}.")
+    try:
+        root = _read(path, return_numpy=True)
+    except _Corrupt as err:
+        raise invalid_argument(api, f"cannot load {path!r}: {err}") from None
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as err:
+        raise invalid_argument(api, f"cannot load {path!r}: the file is damaged or truncated "
+                                    f"({type(err).__name__}: {err}).") from None
+    if not isinstance(root, dict) or not all(isinstance(k, str) and isinstance(v, np.ndarray)
+                                             for k, v in root.items()):
+        raise invalid_argument(api, f"{path!r} is a paddle.save file but not a parameter file "
+                                    "({name: array}).")
+    return root
 
 
 def _not_a_zip_reason(source) -> str:

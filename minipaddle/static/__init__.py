@@ -21,8 +21,8 @@ from ..framework.place import CPUPlace
 from ..framework.static import (Block, Executor, Operator, Program, Scope, Variable, append_backward,
                                 create_parameter, data, default_main_program, default_startup_program,
                                 disable_static, enable_static, global_scope, gradients, in_dynamic_mode,
-                                in_static_mode, load, load_inference_model, program_guard, save,
-                                save_inference_model, scope_guard)
+                                in_static_mode, load, load_inference_model, load_program_state, program_guard,
+                                save, save_inference_model, scope_guard, set_program_state)
 from ..framework.static import passes  # noqa: F401
 from ..framework.jit.input_spec import InputSpec
 from . import nn
@@ -31,7 +31,8 @@ __all__ = ["Program", "Block", "Operator", "Variable", "program_guard", "default
            "default_startup_program", "data", "create_parameter", "enable_static", "disable_static",
            "in_dynamic_mode", "in_static_mode", "append_backward", "gradients", "Executor", "Scope",
            "global_scope", "scope_guard", "save_inference_model", "load_inference_model", "save", "load",
-           "nn", "passes", "cpu_places", "name_scope", "device_guard", "InputSpec"]
+           "load_program_state", "set_program_state", "nn", "passes", "cpu_places", "name_scope", "device_guard",
+           "InputSpec"]
 
 
 def cpu_places(device_count: int | None = None) -> list:

@@ -3,6 +3,7 @@ are the static format (static.load_inference_model reads them); bad files give c
 from __future__ import annotations
 
 import json
+import os
 import warnings
 
 import numpy as np
@@ -40,8 +41,7 @@ def test_round_trip_same_outputs_names_and_static_reader(tmp_path):
     net = MLP()
     path = str(tmp_path / "mlp")
     jit_io.save(net, path, input_spec=SPEC)
-    for suffix in (".pdmodel.json", ".pdiparams.npz", ".pdinfo.json"):
-        assert (tmp_path / f"mlp{suffix}").exists()
+    assert sorted(os.listdir(tmp_path)) == ["mlp.json", "mlp.pdiparams"]   # Paddle 3's names
     loaded = jit_io.load(path)
     assert isinstance(loaded, TranslatedLayer) and isinstance(loaded, nn.Layer)
     x, _ = data()
@@ -234,25 +234,34 @@ def test_load_errors_for_missing_corrupted_and_mismatched_files(saved):
         jit_io.load(str(saved / "nothing"))
     with pytest.raises(ValueError, match=r"unsupported config\(s\) \['model_filename'\]"):
         jit_io.load(path, model_filename="m.pdmodel")
-    info = json.loads((saved / "m.pdinfo.json").read_text())
-    (saved / "m.pdinfo.json").write_text("{not json")
-    with pytest.raises(ValueError, match="pdinfo.json' is not valid JSON"):
+    good_json = (saved / "m.json").read_text()
+    (saved / "m.json").write_text("{not json")
+    with pytest.raises(ValueError, match="m.json' is not valid JSON"):
         jit_io.load(path)
-    (saved / "m.pdinfo.json").write_text(json.dumps({"format": "other"}))
-    with pytest.raises(ValueError, match="not a minipaddle jit sidecar"):
+    meta = json.loads(good_json)
+    meta["jit"]["output_structure"] = "tuple"      # an edit the JSON parser cannot see
+    (saved / "m.json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="m.json' does not match its sha256"):
         jit_io.load(path)
-    (saved / "m.pdinfo.json").write_text(json.dumps(info))
-    good = (saved / "m.pdiparams.npz").read_bytes()
-    (saved / "m.pdiparams.npz").write_bytes(good[:100])
-    with pytest.raises(ValueError, match="not a readable .npz"):
+    (saved / "m.json").write_text(good_json)
+    good = (saved / "m.pdiparams").read_bytes()
+    (saved / "m.pdiparams").write_bytes(good[:100])
+    with pytest.raises(ValueError, match=r"m.pdiparams'.*(truncated|damaged)"):
         jit_io.load(path)
-    np.savez(saved / "m.pdiparams.npz", **{k: np.zeros((1,), "float32") for k in info["persistables"]})
+    damaged = bytearray(good)
+    damaged[-200] ^= 0xFF                           # one flipped byte inside an array
+    (saved / "m.pdiparams").write_bytes(bytes(damaged))
+    with pytest.raises(ValueError, match="m.pdiparams'"):
+        jit_io.load(path)
+    names = list(meta["params"])
+    paddle.framework.io.write_arrays("test", str(saved / "m.pdiparams"), {k: np.zeros((1,), "float32") for k in names})
     with pytest.raises(ValueError, match=r"is float32\[1\], the model expects float32\[\d"):
         jit_io.load(path)
-    (saved / "m.pdiparams.npz").write_bytes(good)
-    meta = json.loads((saved / "m.pdmodel.json").read_text())
+    (saved / "m.pdiparams").write_bytes(good)
+    meta = json.loads(good_json)
     meta["feed"] = ["not_a_var"]
-    (saved / "m.pdmodel.json").write_text(json.dumps(meta))
+    del meta["sha256"]
+    (saved / "m.json").write_text(json.dumps(meta))
     with pytest.raises(ValueError, match="names variables the program lacks"):
         jit_io.load(path)
 
@@ -329,13 +338,29 @@ def test_a_to_static_layer_saves_its_eval_program_and_its_train_variant(tmp_path
     assert "dropout" in [op.type for op in loaded.train().program().global_block().ops]
 
 
+def test_a_to_static_layer_that_only_ran_in_train_mode_saves_that_program_for_inference(tmp_path):
+    net = paddle.jit.to_static(ConvertedDropout())
+    x, _ = data()
+    net.train()
+    net(x)
+    jit_io.save(net, str(tmp_path / "t"))       # as Paddle: the Program it has, switched to inference
+    loaded = jit_io.load(str(tmp_path / "t")).eval()
+    assert "dropout" not in [op.type for op in loaded.program().global_block().ops]   # inference: no dropout
+    np.testing.assert_allclose(loaded(x).numpy(), net.eval()(x).numpy(), rtol=1e-6)
+    assert "dropout" in [op.type for op in loaded.train().program().global_block().ops]
+
+
+def test_saving_a_to_static_layer_that_never_ran_and_has_no_input_spec(tmp_path):
+    with pytest.raises(ValueError, match=r"no Program for forward\(\): it was never called and has no input_spec"):
+        jit_io.save(paddle.jit.to_static(ConvertedDropout()), str(tmp_path / "n"))
+    assert os.listdir(tmp_path) == []
+
+
 def test_saving_a_to_static_layer_without_any_input_spec(tmp_path):
     net = paddle.jit.to_static(ConvertedDropout())
     x, _ = data()
     net.train()
     net(x)
-    with pytest.raises(ValueError, match="no Program for eval mode yet and no input_spec"):
-        jit_io.save(net, str(tmp_path / "n"))
     net.eval()
     net(x)  # now Programs for both modes exist (for this batch shape): they are what gets saved
     jit_io.save(net.train(), str(tmp_path / "n"))
@@ -368,3 +393,73 @@ def test_a_to_static_function_with_a_data_dependent_while_round_trips_and_trains
     for p in loaded.parameters():
         ref = lin.weight.grad if p.shape == [4, 4] else lin.bias.grad
         np.testing.assert_allclose(p.grad.numpy(), ref.numpy(), rtol=1e-4, atol=1e-6)
+
+
+class TwoMethods(nn.Layer):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    @paddle.jit.to_static
+    def forward(self, x):
+        return self.fc(x)
+
+    @paddle.jit.to_static
+    def infer(self, x):
+        return F.softmax(self.fc(x) * 2.0)
+
+
+def test_every_to_static_method_is_saved_under_its_name_and_loads_as_a_method(tmp_path):
+    net = TwoMethods()
+    x, _ = data()
+    net(x)
+    net.infer(x)
+    jit_io.save(net, str(tmp_path / "m"))
+    assert sorted(os.listdir(tmp_path)) == ["m.infer.json", "m.infer.pdiparams", "m.json", "m.pdiparams"]
+    loaded = jit_io.load(str(tmp_path / "m"))
+    np.testing.assert_allclose(loaded(x).numpy(), net(x).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(loaded.infer(x).numpy(), net.infer(x).numpy(), rtol=1e-6)
+    assert list(loaded.state_dict()) == ["fc.weight", "fc.bias"]          # one set of parameters for both
+    assert "softmax" in [op.type for op in loaded.program("infer").global_block().ops]
+    opt = paddle.optimizer.SGD(learning_rate=0.5, parameters=loaded.parameters())
+    before = loaded(x).numpy()
+    (loaded.infer(x)[:, 0].sum()).backward()                              # fine-tune through the method
+    opt.step()
+    assert not np.allclose(loaded(x).numpy(), before)                      # forward sees the update
+    jit_io.save(loaded, str(tmp_path / "again"))                           # and a re-save keeps the method
+    again = jit_io.load(str(tmp_path / "again"))
+    np.testing.assert_allclose(again.infer(x).numpy(), loaded.infer(x).numpy(), rtol=1e-6)
+    program, feeds, fetches = static.load_inference_model(str(tmp_path / "m.infer"), static.Executor())
+    assert feeds == ["x"]                                                  # each method file is a plain model
+
+
+def test_a_method_never_called_or_an_input_spec_beside_methods_is_refused_before_writing(tmp_path):
+    net = TwoMethods()
+    x, _ = data()
+    net(x)
+    with pytest.raises(ValueError, match=r"no Program for infer\(\): it was never called"):
+        jit_io.save(net, str(tmp_path / "m"))
+    net.infer(x)
+    with pytest.raises(ValueError, match=r"other @to_static methods \['infer'\], so input_spec must be None"):
+        jit_io.save(net, str(tmp_path / "m"), input_spec=SPEC)
+    assert os.listdir(tmp_path) == []
+
+
+def test_to_tensor_of_a_numpy_argument_inside_to_static(tmp_path):
+    @paddle.jit.to_static
+    def double(x):
+        t = paddle.to_tensor(x)
+        return t * 2.0 + paddle.to_tensor([x.shape[0] * 0.0, 1.0, 2.0], dtype="float32")
+
+    a = np.arange(6, dtype="float32").reshape(2, 3)
+    np.testing.assert_allclose(double(a).numpy(), a * 2 + [0.0, 1.0, 2.0])
+    assert double(a).stop_gradient
+
+    @paddle.jit.to_static
+    def as_int(x):
+        return paddle.to_tensor(x, dtype="int64"), paddle.to_tensor([x, x])
+
+    ints, pair = as_int(a)
+    assert ints.dtype == paddle.int64 and pair.shape == [2, 2, 3]
+    jit_io.save(double, str(tmp_path / "d"), input_spec=[InputSpec([None, 3], "float32", "x")])
+    np.testing.assert_allclose(jit_io.load(str(tmp_path / "d"))(paddle.to_tensor(a)).numpy(), a * 2 + [0, 1, 2])

@@ -1,16 +1,23 @@
 """paddle.jit.save / paddle.jit.load: one save format for dygraph and static models.
 
     paddle.jit.save(model, "out/mnist", input_spec=[InputSpec([None, 1, 28, 28], "float32", "image")])
-      -> out/mnist.pdmodel.json     the inference Program (the static issue's format: static.load_inference_model
-         out/mnist.pdiparams.npz    and its parameters              reads these two files as they are)
-         out/mnist.pdinfo.json      jit's sidecar: structured parameter names, output structure and,
-                                    when the model trains differently (dropout), the training Program
+      -> out/mnist.json          the inference Program (static.load_inference_model reads these two files
+         out/mnist.pdiparams     and its parameters           as they are), plus under "jit": structured
+                                 parameter names, the output structure and, when the model trains
+                                 differently (dropout), the training Program
+         out/mnist.infer.json    each other @to_static method of the Layer (here `infer`), as Paddle 3
+         out/mnist.infer.pdiparams   names them; the loaded model has them as methods (`model.infer(x)`)
     model = paddle.jit.load("out/mnist")      # a TranslatedLayer: run it, fine-tune it
+
+These are the file names Paddle 3.3.1 writes (see static/io.py for what is inside them; files with
+minipaddle's older names, `.pdmodel.json` / `.pdiparams.npz` / `.pdinfo.json`, are still read).
 
 A plain Layer (or function) is traced: called once under `program_guard` on `static.data` made from
 `input_spec`, in eval mode for the saved Program and in train mode for the training variant -- fine
 for models without data-dependent Python control flow. A `@to_static` function or Layer gives its
-Program through `get_concrete_program(*input_spec)`, cond/while ops included. No pickle: the files
+Program through `get_concrete_program(*input_spec)`, cond/while ops included; with no input_spec,
+the Program its calls built (one built in train mode is saved for inference as Paddle does: dropout off,
+batch norm on its running statistics). No pickle: the files
 may come from someone else, so every read is checked and a bad file gives a clear error.
 """
 from __future__ import annotations
@@ -213,15 +220,19 @@ def _from_static_function(api: str, static_fn, specs, layer) -> Traced:
 
 
 def _cached_program(static_fn, layer):
+    """The Program built for the layer's current mode, else (as Paddle) the last one built in any mode."""
     training = getattr(layer, "training", None)
-    if training is None:
-        return static_fn.concrete_program
-    for key, concrete in getattr(static_fn, "program_cache", {}).items():
-        if isinstance(key, tuple) and key and key[-1] == training:
-            return concrete
-    raise invalid_argument("jit.save", f"the model has no Program for {'train' if training else 'eval'} mode yet "
-                                       "and no input_spec to build one.",
-                           hint="pass input_spec=[InputSpec(...)] to jit.save or to @to_static.")
+    cache = getattr(static_fn, "program_cache", {})
+    if training is not None:
+        for key, concrete in cache.items():
+            if isinstance(key, tuple) and key and key[-1] == training:
+                return concrete
+    if cache:
+        return list(cache.values())[-1]
+    name = getattr(static_fn, "__name__", "forward")
+    raise invalid_argument("jit.save", f"no Program for {name}(): it was never called and has no input_spec.",
+                           hint=f"call {name}(...) once before saving, or give @to_static an input_spec"
+                                + (" (or pass input_spec to jit.save)." if name == "forward" else "."))
 
 
 def _build(api: str, obj, specs, training: bool) -> Traced:
@@ -248,8 +259,8 @@ def _signature(program: Program) -> list:
 def _check_path(api: str, path) -> str:
     if not isinstance(path, str) or not path or path.endswith(("/", os.sep)) or os.path.isdir(path):
         raise invalid_argument(api, f"path must be a file prefix like 'out/model', got {path!r}.",
-                               hint="the files written are <path>.pdmodel.json, <path>.pdiparams.npz, "
-                                    "<path>.pdinfo.json.")
+                               hint="the files written are <path>.json and <path>.pdiparams (and "
+                                    "<path>.<method>.json / .pdiparams for other @to_static methods).")
     return path
 
 
@@ -268,6 +279,13 @@ def save(layer, path: str, input_spec=None, **configs) -> None:
         _save_translated(path, layer)
         return
     specs = list(input_spec) if isinstance(input_spec, (list, tuple)) else input_spec
+    methods = _static_methods(layer)
+    if methods and specs is not None:
+        raise invalid_argument(api, f"the Layer has other @to_static methods {sorted(methods)}, so input_spec must "
+                                    f"be None (each method is saved with its own input_spec or Program), got "
+                                    f"{type(input_spec).__name__}.",
+                               hint="give each method's @to_static its input_spec, or call each once before saving.")
+    saved_methods = {name: _build_method(api, layer, name) for name in methods}   # every error before any file
     infer = _build(api, layer, specs, training=False)
     if configs.get("output_spec") is not None:
         infer.fetch_names, infer.structure = _pick_outputs(api, infer, configs["output_spec"])
@@ -280,9 +298,33 @@ def save(layer, path: str, input_spec=None, **configs) -> None:
                       f"{str(e).splitlines()[0][:200]}); the loaded model trains with its inference program "
                       "(no dropout; batch norm uses and keeps its running statistics).", stacklevel=2)
         train = None
-    if train is not None and _signature(train.program) == _signature(infer.program):
+    # the training variant is kept only where it differs from inference (dropout, batch norm); the
+    # inference Program may itself have been built in train mode (the only one a call built)
+    infer_sig = _signature(infer.program if infer.program._is_test else infer.program.clone(for_test=True))
+    if train is not None and _signature(train.program) == infer_sig:
         train = None
-    _write_model(api, path, infer, train)
+    _write_model(api, path, infer, train, saved_methods)
+
+
+def _static_methods(layer) -> list[str]:
+    """The names of a Layer's @to_static methods other than forward (Paddle saves each of them)."""
+    from .program_translator import StaticFunction
+    if not isinstance(layer, Layer):
+        return []
+    found = []
+    for name in dir(type(layer)):
+        if name != "forward" and isinstance(inspect.getattr_static(type(layer), name, None), StaticFunction):
+            found.append(name)
+    return found
+
+
+def _build_method(api: str, layer, name: str) -> Traced:
+    """A @to_static method's inference Program: its decorator's input_spec, else the Program a call built."""
+    modes = _set_mode(layer, False)
+    try:
+        return _from_static_function(api, getattr(layer, name), None, layer)
+    finally:
+        _restore_mode(modes)
 
 
 def _pick_outputs(api: str, traced: Traced, output_spec) -> tuple[list[str], str]:
@@ -308,7 +350,11 @@ def _values(api: str, traced: Traced, names) -> dict[str, np.ndarray]:
     return out
 
 
-def _write_model(api: str, path: str, infer: Traced, train: Traced | None) -> None:
+def _write_model(api: str, path: str, infer: Traced, train: Traced | None,
+                 methods: dict[str, Traced] | None = None) -> None:
+    """<path>.json + <path>.pdiparams (jit's extra information inside the JSON, under "jit"), and
+    <path>.<name>.json + .pdiparams for each other method."""
+    methods = methods or {}
     pruned = infer.program if infer.program._is_test else static_io.prune(infer.program, infer.feed_names,
                                                                            infer.fetch_names)
     persist = sorted({v.name for v in pruned.list_vars() if v.persistable})
@@ -316,21 +362,40 @@ def _write_model(api: str, path: str, infer: Traced, train: Traced | None) -> No
     order = list(infer.values) + [n for n in (train.values if train else {}) if n not in infer.values]
     wanted = set(persist) | set(train_persist)
     params = _values(api, _merged(infer, train), [n for n in order if n in wanted])
-    static_io.write_model_files(path, pruned, infer.feed_names, infer.fetch_names, {n: params[n] for n in persist},
-                               "pdiparams")
     extra = {n: params[n] for n in train_persist if n not in persist}
+    info = _info(infer, train, params, sorted(extra))
+    info["methods"] = sorted(methods)
+    for name in sorted(methods):   # the methods first: the main file, written last, lists them
+        _write_method(api, f"{path}.{name}", methods[name])
+    # the inference parameters are what the JSON lists (load_inference_model reads them); parameters only
+    # the training program reads (rare) travel in the same archive, listed under jit.train.extra_params
+    static_io.write_model_files(path, pruned, infer.feed_names, infer.fetch_names,
+                                {n: params[n] for n in persist}, "pdiparams", extra={"jit": info}, api=api,
+                                extra_arrays=extra)
+
+
+def _info(infer: Traced, train: Traced | None, params: dict, extra: list[str]) -> dict:
     structured = {**(train.structured if train else {}), **infer.structured}
-    info = {"format": INFO_FORMAT, "version": 1, "feed": infer.feed_names, "fetch": infer.fetch_names,
+    return {"format": INFO_FORMAT, "version": 1, "feed": infer.feed_names, "fetch": infer.fetch_names,
             "output_structure": infer.structure,
             "persistables": {n: {"structured_name": structured.get(n, (n, "parameter"))[0],
                                  "kind": structured.get(n, (n, "parameter"))[1],
                                  "trainable": not _var(infer, train, n).stop_gradient} for n in params},
             "train": None if train is None else {"program": train.program.to_dict(), "fetch": train.fetch_names,
-                                                 "extra_params": sorted(extra)}}
-    with open(f"{path}.pdinfo.json", "w", encoding="utf-8") as f:
-        json.dump(info, f)
-    if extra:  # parameters only the training program reads (rare): kept beside the inference ones
-        np.savez(f"{path}.pdtrain.npz", **extra)
+                                                 "extra_params": extra}}
+
+
+def _write_method(api: str, prefix: str, traced: Traced) -> None:
+    pruned = traced.program if traced.program._is_test else static_io.prune(traced.program, traced.feed_names,
+                                                                             traced.fetch_names)
+    persist = [n for n in traced.values if n in {v.name for v in pruned.list_vars() if v.persistable}]
+    params = _values(api, traced, persist)
+    missing = sorted({v.name for v in pruned.list_vars() if v.persistable} - set(params))
+    if missing:
+        raise invalid_argument(api, f"{os.path.basename(prefix)}: the program reads persistable variables "
+                                    f"{missing[:5]}, which have no value.")
+    static_io.write_model_files(prefix, pruned, traced.feed_names, traced.fetch_names, params, "pdiparams",
+                                extra={"jit": _info(traced, None, params, [])}, api=api)
 
 
 def _merged(infer: Traced, train: Traced | None) -> Traced:
@@ -359,43 +424,67 @@ def _save_translated(path: str, layer: TranslatedLayer) -> None:
     if layer._train_program is not None:
         train = Traced(layer._train_program, layer._feed_names, layer._train_fetch_names, layer._output_structure,
                        values, structured)
-    _write_model("jit.save", path, infer, train)
+    methods = {name: Traced(m.program, m.feed_names, m.fetch_names, m.output_structure, values, structured)
+               for name, m in layer._methods.items()}
+    _write_model("jit.save", path, infer, train, methods)
 
 
 # ---- load ----------------------------------------------------------------------------------------
 def load(path: str, **configs) -> TranslatedLayer:
-    """`paddle.jit.load(path)`: the saved model as a TranslatedLayer (also reads what
-    `static.save_inference_model` wrote; parameters are then named by their variable names)."""
+    """`paddle.jit.load(path)`: the saved model as a TranslatedLayer, with each saved @to_static method
+    as a method of it (also reads what `static.save_inference_model` wrote; parameters are then named
+    by their variable names)."""
     api = "jit.load"
     _check_path(api, path)
     if configs:  # Paddle's model_filename / params_filename: the file names here always follow `path`
         raise invalid_argument(api, f"unsupported config(s) {sorted(configs)}.",
-                               hint="pass the same path prefix jit.save got; the files are <path>.pdmodel.json, "
-                                    "<path>.pdiparams.npz and <path>.pdinfo.json.")
-    meta = static_io.read_model_json(api, f"{path}.pdmodel.json")
-    program = Program.from_dict(meta.get("program"))
-    arrays = static_io.read_params_npz(api, f"{path}.pdiparams.npz")
+                               hint="pass the same path prefix jit.save got; the files are <path>.json and "
+                                    "<path>.pdiparams.")
+    program, meta, arrays = static_io.read_inference_files(api, path)
+    model_file, params_file = static_io.model_path(path), static_io.params_path(path)
     expected = meta.get("params", {})
-    if not isinstance(expected, dict):
-        raise invalid_argument(api, f"{path}.pdmodel.json: 'params' is malformed; the file is corrupted.")
-    static_io.check_params(api, expected, arrays, f"{path}.pdiparams.npz")
     feeds, fetches = _names_in(api, program, meta, "feed"), _names_in(api, program, meta, "fetch")
-    info = _read_info(api, path)
+    info = _read_info(api, path, meta, model_file)
     persistables = info.get("persistables") or {}
     if not isinstance(persistables, dict):
-        raise invalid_argument(api, f"{path}.pdinfo.json: 'persistables' is malformed; the file is corrupted.")
+        raise invalid_argument(api, f"{model_file}: 'persistables' is malformed; the file is corrupted.")
     # the saved model's own order (fc1.weight, fc1.bias, ...) where the sidecar has it
     order = [n for n in persistables if n in expected] + [n for n in expected if n not in persistables]
     values = {n: arrays[n] for n in order}
-    train = _load_train(api, path, info["train"], values) if info.get("train") else None
+    train = _load_train(api, path, info["train"], values, arrays, params_file) if info.get("train") else None
+    _name_unnamed(program, values, persistables)
+    layer = TranslatedLayer(program, feeds, fetches, values, persistables, train,
+                            info.get("output_structure", "single" if len(fetches) == 1 else "list"))
+    methods = info.get("methods") or []
+    if not isinstance(methods, list) or not all(isinstance(m, str) and m.isidentifier() for m in methods):
+        raise invalid_argument(api, f"{model_file}: 'methods' is malformed; the file is corrupted.")
+    for name in methods:
+        _load_method(api, layer, path, name)
+    return layer  # in train mode, as Paddle's: call .eval() before inference
+
+
+def _name_unnamed(program: Program, values: dict, persistables: dict) -> None:
     gb = program.global_block()
     for n in values:
         if n not in persistables:  # no sidecar entry: name it after its variable
             persistables[n] = {"structured_name": n, "kind": "parameter",
                                "trainable": not gb.vars[n].stop_gradient if n in gb.vars else True}
-    layer = TranslatedLayer(program, feeds, fetches, values, persistables, train,
-                            info.get("output_structure", "single" if len(fetches) == 1 else "list"))
-    return layer  # in train mode, as Paddle's: call .eval() before inference
+
+
+def _load_method(api: str, layer: TranslatedLayer, path: str, name: str) -> None:
+    """<path>.<name>.json / .pdiparams as `layer.<name>`, sharing the parameters both programs read."""
+    prefix = f"{path}.{name}"
+    program, meta, arrays = static_io.read_inference_files(api, prefix)
+    feeds, fetches = _names_in(api, program, meta, "feed"), _names_in(api, program, meta, "fetch")
+    info = meta.get("jit") if isinstance(meta.get("jit"), dict) else {}
+    persistables = info.get("persistables") or {}
+    if not isinstance(persistables, dict):
+        raise invalid_argument(api, f"{static_io.model_path(prefix)}: 'persistables' is malformed; the file is "
+                                    "corrupted.")
+    values = {n: arrays[n] for n in meta.get("params", {})}
+    _name_unnamed(program, values, persistables)
+    layer._add_method(name, program, feeds, fetches, values, persistables,
+                      info.get("output_structure", "single" if len(fetches) == 1 else "list"))
 
 
 def _names_in(api: str, program: Program, meta: dict, key: str) -> list[str]:
@@ -407,23 +496,36 @@ def _names_in(api: str, program: Program, meta: dict, key: str) -> list[str]:
     return names
 
 
-def _read_info(api: str, path: str) -> dict:
+def _read_info(api: str, path: str, meta: dict, model_file: str) -> dict:
+    """jit's extra information: inside the model JSON, or (older files) in the <path>.pdinfo.json sidecar."""
+    if "jit" in meta:
+        info = meta["jit"]
+        if not isinstance(info, dict) or info.get("format") != INFO_FORMAT:
+            raise invalid_argument(api, f"{model_file}: 'jit' is malformed; the file is corrupted.")
+        return info
     file = f"{path}.pdinfo.json"
     if not os.path.exists(file):
         return {}  # written by static.save_inference_model: no structured names, no training variant
     return static_io.read_model_json(api, file, INFO_FORMAT, "a minipaddle jit sidecar")
 
 
-def _load_train(api: str, path: str, train: dict, values: dict) -> tuple[Program, list[str]]:
+def _load_train(api: str, path: str, train: dict, values: dict, arrays: dict,
+                params_file: str) -> tuple[Program, list[str]]:
     if not isinstance(train, dict) or "program" not in train:
-        raise invalid_argument(api, f"{path}.pdinfo.json: 'train' is malformed; the file is corrupted.")
-    program = Program.from_dict(train["program"])
+        raise invalid_argument(api, f"{path}: jit's 'train' entry is malformed; the file is corrupted.")
+    try:
+        program = Program.from_dict(train["program"])
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise invalid_argument(api, f"{path}: the training program is malformed ({e}); the file is "
+                                    "corrupted.") from None
     extra = train.get("extra_params") or []
     if extra:
-        arrays = static_io.read_params_npz(api, f"{path}.pdtrain.npz")
+        if not all(n in arrays for n in extra) and os.path.exists(f"{path}.pdtrain.npz"):  # older files
+            params_file = f"{path}.pdtrain.npz"
+            arrays = static_io.read_params_npz(api, params_file)
         for n in extra:
             if n not in arrays:
-                raise invalid_argument(api, f"{path}.pdtrain.npz has no array {n!r}; the files do not belong "
+                raise invalid_argument(api, f"{params_file} has no array {n!r}; the files do not belong "
                                             "together.")
             values[n] = arrays[n]
     fetch = _names_in(api, program, train, "fetch")

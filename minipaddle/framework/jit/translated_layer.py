@@ -50,11 +50,27 @@ class TranslatedLayer(Layer):
         d["_fetch_names"] = list(fetch_names)
         d["_output_structure"] = output_structure
         d["_persistables"] = {}
+        d["_methods"] = {}
         persistables = persistables or {}
         for var_name, array in values.items():
             info = persistables.get(var_name, {})
             self._attach(var_name, np.array(array), info.get("structured_name") or var_name,
                          info.get("kind", "parameter"), bool(info.get("trainable", True)))
+
+    def _add_method(self, name: str, program: Program, feed_names: list[str], fetch_names: list[str],
+                    values: dict, persistables: dict, output_structure: str) -> None:
+        """Another saved @to_static method (`model.infer(x)`): its own Program over the same parameters
+        where both read a variable, so fine-tuning through one shows in the other."""
+        if name in self.__dict__ or name in ("forward", "program") or hasattr(type(self), name):
+            raise invalid_argument("jit.load", f"the saved method name {name!r} clashes with TranslatedLayer's own.")
+        for var_name, array in values.items():
+            if var_name not in self._persistables:
+                info = persistables.get(var_name, {})
+                self._attach(var_name, np.array(array), info.get("structured_name") or var_name,
+                             info.get("kind", "parameter"), bool(info.get("trainable", True)))
+        method = _SavedMethod(self, name, program, feed_names, fetch_names, output_structure)
+        self._methods[name] = method
+        self.__dict__[name] = method
 
     def _attach(self, var_name: str, array: np.ndarray, structured: str, kind: str, trainable: bool) -> None:
         """Register the value under its structured name ('0.weight' -> sublayer '0', parameter 'weight')."""
@@ -79,20 +95,20 @@ class TranslatedLayer(Layer):
         if len(inputs) != len(self._feed_names):
             raise invalid_argument("TranslatedLayer", f"got {len(inputs)} inputs, the loaded model takes "
                                                       f"{len(self._feed_names)} ({self._feed_names}).")
-        tensors = [x if isinstance(x, Tensor) else _to_tensor(x) for x in inputs]
         if self.training and self._train_program is not None:
             program, fetch_names = self._train_program, self._train_fetch_names
         else:
             program, fetch_names = self._infer_program, self._fetch_names
-        outs = run_program(program, self._feed_names, tensors, fetch_names, self._persistables)
-        if self._output_structure == "single":
-            return outs[0]
-        return tuple(outs) if self._output_structure == "tuple" else list(outs)
+        return _run(self, program, self._feed_names, inputs, fetch_names, self._output_structure)
 
     def program(self, method_name: str = "forward") -> Program:
-        """The Program `forward` runs now (the training variant in train mode, if the model has one)."""
+        """The Program `forward` (or a saved method) runs now (forward's training variant in train mode,
+        if the model has one)."""
+        if method_name in self._methods:
+            return self._methods[method_name].program
         if method_name != "forward":
-            raise invalid_argument("TranslatedLayer.program", f"the loaded model has only 'forward', got "
+            raise invalid_argument("TranslatedLayer.program", f"the loaded model has "
+                                                              f"{['forward'] + sorted(self._methods)}, got "
                                                               f"{method_name!r}.")
         if self.training and self._train_program is not None:
             return self._train_program
@@ -108,6 +124,34 @@ class TranslatedLayer(Layer):
 
     def extra_repr(self) -> str:
         return f"inputs={self._feed_names}, outputs={self._fetch_names}"
+
+
+class _SavedMethod:
+    """A loaded @to_static method other than forward: `model.infer(x)` runs its Program."""
+
+    def __init__(self, layer: TranslatedLayer, name: str, program: Program, feed_names: list[str],
+                 fetch_names: list[str], output_structure: str) -> None:
+        self.layer, self.__name__, self.program = layer, name, program
+        self.feed_names, self.fetch_names, self.output_structure = list(feed_names), list(fetch_names), output_structure
+
+    def __call__(self, *inputs):
+        return _run(self.layer, self.program, self.feed_names, inputs, self.fetch_names, self.output_structure,
+                    self.__name__)
+
+    def __repr__(self) -> str:
+        return f"<saved method {self.__name__}: inputs={self.feed_names}, outputs={self.fetch_names}>"
+
+
+def _run(layer: TranslatedLayer, program: Program, feed_names: list[str], inputs: tuple, fetch_names: list[str],
+         structure: str, name: str = "forward"):
+    if len(inputs) != len(feed_names):
+        raise invalid_argument(f"TranslatedLayer.{name}", f"got {len(inputs)} inputs, the loaded {name} takes "
+                                                          f"{len(feed_names)} ({feed_names}).")
+    tensors = [x if isinstance(x, Tensor) else _to_tensor(x) for x in inputs]
+    outs = run_program(program, feed_names, tensors, fetch_names, layer._persistables)
+    if structure == "single":
+        return outs[0]
+    return tuple(outs) if structure == "tuple" else list(outs)
 
 
 def _to_tensor(value) -> Tensor:

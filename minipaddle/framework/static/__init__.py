@@ -23,7 +23,7 @@ from .backward import append_backward, gradients
 from .builder import (create_parameter, data, default_main_program, default_startup_program, disable_static,
                       enable_static, in_dynamic_mode, in_static_mode, program_guard)
 from .executor import Executor, Scope, global_scope, scope_guard
-from .io import load, load_inference_model, save, save_inference_model
+from .io import load, load_inference_model, load_program_state, save, save_inference_model, set_program_state
 from .nn import cond, fc, while_loop
 from .program import Block, Operator, Program, Variable
 
@@ -31,4 +31,4 @@ __all__ = ["Program", "Block", "Operator", "Variable", "program_guard", "default
            "default_startup_program", "data", "create_parameter", "enable_static", "disable_static",
            "in_dynamic_mode", "in_static_mode", "append_backward", "gradients", "Executor", "Scope",
            "global_scope", "scope_guard", "save_inference_model", "load_inference_model", "save", "load",
-           "fc", "cond", "while_loop"]
+           "load_program_state", "set_program_state", "fc", "cond", "while_loop"]

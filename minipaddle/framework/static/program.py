@@ -377,6 +377,53 @@ class Program:
     def num_ops(self) -> int:
         return sum(len(b.ops) for b in self.blocks)
 
+    # ---- the values of its persistable variables (they live in a Scope) -------------------------
+    def state_dict(self, mode: str = "all", scope=None) -> dict:
+        """{name: value} of the persistable variables: mode 'param' (parameters), 'opt' (optimizer
+        state, learning rate) or 'all'. Values are the scope's own (`np.array(v)` reads one), so they
+        show later training, as Paddle's do."""
+        from .executor import global_scope
+        if mode not in ("all", "param", "opt"):
+            raise invalid_argument("Program.state_dict", f"mode must be 'all', 'param' or 'opt', got {mode!r}.")
+        scope = scope or global_scope()
+        found = scope.values()
+        for opt, lr_name in self._lr_sources:   # the lr the Executor writes on each run: the optimizer's now
+            if lr_name not in found:
+                scope._set(lr_name, np.array(opt.get_lr(), dtype=np.float64))
+                found[lr_name] = True
+        out = {}
+        for var in self.list_vars():
+            if not var.persistable or (mode == "param" and not var.is_parameter) or (
+                    mode == "opt" and var.is_parameter):
+                continue
+            if var.name not in found:
+                raise precondition_not_met("Program.state_dict", f"persistable variable {var.name!r} has no value "
+                                                                 "in the scope.",
+                                           hint="run the startup program with an Executor first.")
+            out[var.name] = scope.find_var(var.name).get_tensor()
+        return out
+
+    def set_state_dict(self, state_dict: dict, scope=None) -> None:
+        """Set persistable variables from {name: value} (Tensors, numpy arrays or what state_dict gave).
+        Every value is checked against its variable (dtype, shape) before any is set."""
+        from .executor import global_scope
+        from .io import check_value
+        api = "Program.set_state_dict"
+        if not isinstance(state_dict, dict):
+            raise invalid_argument(api, f"state_dict must be a dict of name -> value, got {type(state_dict).__name__}.")
+        gb = self.global_block()
+        checked = {}
+        for name, value in state_dict.items():
+            var = gb.vars.get(name)
+            if var is None or not var.persistable:
+                raise not_found(api, f"the program has no persistable variable {name!r}.",
+                                hint="keys are variable names, as program.state_dict() lists them.")
+            array = np.array(value._data if isinstance(value, Tensor) else value)
+            checked[name] = check_value(api, var, array, f"state_dict[{name!r}]").copy()
+        scope = scope or global_scope()
+        for name, array in checked.items():
+            scope._set(name, array)
+
     # ---- copies and text ------------------------------------------------------------------
     def clone(self, for_test: bool = False) -> "Program":
         """A deep copy (variables and ops are data). for_test=True drops backward and optimizer ops
@@ -389,6 +436,8 @@ class Program:
             for block in new.blocks:
                 block.ops = [op for op in block.ops if op.role == "forward"]
                 for op in block.ops:
+                    if op.type == "dropout":
+                        _dropout_for_test(op)
                     if "training" in op.attrs:
                         op.attrs["training"] = False
                     if "is_test" in op.attrs:
@@ -451,6 +500,15 @@ class Program:
             raise invalid_argument("Program.from_dict", "the program data has no blocks.")
         prog._name_counter = sum(len(b.vars) for b in prog.blocks)
         return prog
+
+
+def _dropout_for_test(op: Operator) -> None:
+    """Dropout at inference, as Paddle's is_test dropout: the identity ('upscale_in_train', the default)
+    or x * (1 - p) ('downscale_in_infer'); its mask (read only by the gradient) goes."""
+    keep = 1.0 if op.attrs.get("mode", "upscale_in_train") == "upscale_in_train" else 1.0 - float(op.attrs["p"])
+    op.type = "scale"
+    op.outputs = {"out": op.outputs["out"]}
+    op.attrs = {"scale": keep, "bias": 0.0, "bias_after_scale": True}
 
 
 def _raw_op_dict(op: Operator) -> dict:
