@@ -14,6 +14,7 @@ const ITEMS: [string, string][] = [
   ['read', 'read by this step'],
   ['written', 'written by this step'],
   ['nan', 'first NaN/Inf'],
+  ['nanafter', 'NaN/Inf passed on'],
   ['gradient', 'gradient flowing back']
 ];
 

@@ -455,7 +455,7 @@ export class TraceView {
   // ---- drawing -------------------------------------------------------------------------------
   private async draw(): Promise<void> {
     const token = ++this.renderToken;
-    this.notesEl.textContent = this.view.notes.join(' ');
+    this.notesEl.textContent = [...this.nanNote(), ...this.view.notes].join(' ');
     this.graphEl.classList.add('mp-busy');
     let text: string;
     try {
@@ -476,6 +476,16 @@ export class TraceView {
     this.indexSvg(drawn);
     this.viewport.attach(drawn);
     this.update();
+  }
+
+  /** Where the first NaN/Inf came from, and how to get there. */
+  private nanNote(): string[] {
+    const first = this.idx.doc.nan_inf.first as { op?: string; layer?: string | null; step?: number } | null;
+    if (!first || typeof first.step !== 'number') return [];
+    const where = first.layer ? ` in ${first.layer}` : '';
+    const pos = this.idx.positionOf.get(first.step);
+    const at = pos === undefined ? '' : ` at step ${pos + 1}`;
+    return [`The first NaN/Inf comes from ${first.op ?? 'an op'}${where}${at} (red border); Continue (F8) runs to it.`];
   }
 
   get svg(): SVGSVGElement | null {

@@ -225,7 +225,7 @@ export function backwardView(idx: TraceIndex): GraphView {
     const bad = step && step.kind === 'backward_step' && step.grads_out.some(s => idx.stateBad(s));
     view.nodes.push({
       id: g.id, kind: g.kind, label: g.name, detail, cluster: layer === null ? null : layerId(idx, layer),
-      order: step ? step.index : 1e12 + i, refs: [g.id], nanInf: bad ? 'produced' : null
+      order: step ? step.index : 1e12 + i, refs: [g.id], nanInf: bad ? 'propagated' : null
     });
     view.viewOf.set(g.id, g.id);
     if (g.kind === 'accumulate' && g.tensor) view.viewOf.set(g.tensor, g.id);
