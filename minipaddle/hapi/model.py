@@ -189,6 +189,7 @@ class Model:
     def _forward_loss(self, inputs, labels):
         inputs = [_as_tensor(x) for x in _to_list(inputs)]
         labels = [_as_tensor(y) for y in _to_list(labels)]
+        self._input_info = [(list(x.shape), x.dtype) for x in inputs]   # what save(training=False) falls back on
         outputs = self.network(*inputs)
         losses = _to_list(self._loss(*(_to_list(outputs) + labels))) if self._loss is not None else []
         return outputs, labels, losses
@@ -372,12 +373,14 @@ class Model:
 
     # ---- files -----------------------------------------------------------------------
     def save(self, path: str, training: bool = True) -> None:
-        """Save the network's state to `path.pdparams` and the optimizer's to `path.pdopt`."""
+        """Save the network's state to `path.pdparams` and the optimizer's to `path.pdopt`; with
+        training=False, an inference model instead: `path.json` + `path.pdiparams` (what
+        `paddle.jit.save` writes; `paddle.jit.load`, `static.load_inference_model` and
+        `paddle.inference` read it)."""
         from ..framework.io import save
         if not training:
-            raise unimplemented("Model.save", "training=False saves an inference program, which needs "
-                                              "paddle.jit; this build has no static export yet.",
-                                hint="use model.save(path) (training=True) and load it with model.load(path).")
+            self._save_inference_model(os.fspath(path))
+            return
         save_dir, prefix = os.path.split(os.fspath(path))
         if not prefix:
             raise invalid_argument("Model.save", f"path should end with a file prefix, got {path!r} (a directory).",
@@ -390,6 +393,30 @@ class Model:
             opt_state = self._optimizer.state_dict()
             if opt_state:
                 save(opt_state, f"{path}.pdopt")
+
+    def _save_inference_model(self, path: str) -> None:
+        from ..framework.jit.input_spec import InputSpec
+        from ..framework.jit.io import save as jit_save
+        if not os.path.basename(path):
+            raise invalid_argument("Model.save", f"path should end with a file prefix, got {path!r} (a directory).",
+                                   hint="e.g. model.save('inference/mnist', training=False) writes mnist.json and "
+                                        "mnist.pdiparams.")
+        specs = list(self._inputs)
+        if not specs or not all(isinstance(s, InputSpec) for s in specs):
+            seen = getattr(self, "_input_info", None)
+            if not seen:
+                raise precondition_not_met("Model.save", "saving an inference model needs the input shapes: the "
+                                                         "Model has no 'inputs' and has not run a batch yet.",
+                                           hint="paddle.Model(net, inputs=[paddle.static.InputSpec([None, 784], "
+                                                "'float32', 'x')]), or train/evaluate before saving.")
+            specs = [InputSpec([None] + shape[1:], dtype) for shape, dtype in seen]   # any batch size
+        was_training = self.network.training
+        self.network.eval()
+        try:
+            jit_save(self.network, path, input_spec=specs)
+        finally:
+            if was_training:
+                self.network.train()
 
     def load(self, path: str, skip_mismatch: bool = False, reset_optimizer: bool = False) -> None:
         """Load `path.pdparams` (and `path.pdopt` unless reset_optimizer) into the network and optimizer.

@@ -188,11 +188,46 @@ def test_reset_optimizer_keeps_the_fresh_optimizer_state(tmp_path, dataset):
     assert fresh._optimizer.state_dict() == {}
 
 
-def test_save_for_inference_is_not_available_yet(tmp_path):
-    with pytest.raises(Unimplemented, match="training=False"):
-        prepared_model().save(str(tmp_path / "m"), training=False)
+def test_save_for_inference_writes_a_model_every_reader_runs(tmp_path, dataset):
+    paddle.seed(0)
+    spec = paddle.static.InputSpec([None, 4], "float32", "x")
+    model = paddle.Model(mlp(), inputs=[spec])
+    model.prepare(paddle.optimizer.Adam(learning_rate=0.05, parameters=model.parameters()),
+                  paddle.nn.CrossEntropyLoss())
+    model.fit(dataset, batch_size=32, verbose=0)
+    model.network.train()
+    model.save(str(tmp_path / "inference" / "mlp"), training=False)
+    assert model.network.training                                # its mode is left as it was
+    assert sorted(os.listdir(tmp_path / "inference")) == ["mlp.json", "mlp.pdiparams"]
+    x, _ = blobs(8)
+    expected = model.predict_batch([x])[0]
+    loaded = paddle.jit.load(str(tmp_path / "inference" / "mlp")).eval()
+    np.testing.assert_allclose(loaded(paddle.to_tensor(x)).numpy(), expected, rtol=1e-6)
+    exe = paddle.static.Executor()
+    program, feeds, fetches = paddle.static.load_inference_model(str(tmp_path / "inference" / "mlp"), exe)
+    assert feeds == ["x"]
+    np.testing.assert_allclose(exe.run(program, feed={"x": x}, fetch_list=fetches)[0], expected, rtol=1e-6)
+    loaded.train()                                               # and it fine-tunes
+    opt = paddle.optimizer.SGD(learning_rate=0.1, parameters=loaded.parameters())
+    paddle.nn.functional.cross_entropy(loaded(paddle.to_tensor(x)), paddle.zeros([8], "int64")).backward()
+    opt.step()
+    assert not np.allclose(loaded(paddle.to_tensor(x)).numpy(), expected)
+
+
+def test_save_for_inference_without_inputs_uses_the_shapes_of_a_batch_it_ran(tmp_path, dataset):
+    model = prepared_model()
+    with pytest.raises(PreconditionNotMet, match="needs the input shapes"):
+        model.save(str(tmp_path / "m"), training=False)
+    assert not os.path.exists(tmp_path / "m.json")
+    model.fit(dataset, batch_size=32, epochs=1, verbose=0)
+    model.save(str(tmp_path / "m"), training=False)
+    x, _ = blobs(5)                                              # another batch size than training's
+    loaded = paddle.jit.load(str(tmp_path / "m")).eval()
+    np.testing.assert_allclose(loaded(paddle.to_tensor(x)).numpy(), model.predict_batch([x])[0], rtol=1e-6)
     with pytest.raises(InvalidArgument, match="should end with a file prefix"):
         prepared_model().save(str(tmp_path) + os.sep)
+    with pytest.raises(InvalidArgument, match="should end with a file prefix"):
+        model.save(str(tmp_path) + os.sep, training=False)
 
 
 # ---- errors ---------------------------------------------------------------------------
