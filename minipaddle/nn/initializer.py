@@ -14,7 +14,7 @@ from ..framework.creation import generator
 from ..framework.errors import invalid_argument
 
 __all__ = ["Initializer", "Constant", "Normal", "Uniform", "TruncatedNormal", "XavierNormal", "XavierUniform",
-           "KaimingNormal", "KaimingUniform", "Assign", "calculate_gain"]
+           "KaimingNormal", "KaimingUniform", "Assign", "Orthogonal", "Dirac", "calculate_gain"]
 
 
 def _fans(shape: tuple) -> tuple[int, int]:
@@ -166,3 +166,54 @@ class Assign(Initializer):
             raise invalid_argument("Assign", f"the value has shape {list(self.value.shape)}, "
                                              f"the parameter {list(shape)}.")
         return self.value
+
+
+class Orthogonal(Initializer):
+    """A (semi-)orthogonal matrix times `gain`: the parameter seen as [shape[0], prod(rest)] has orthonormal
+    rows (or columns, whichever are fewer). As Paddle: the Q of a QR of a Gaussian matrix, signs fixed by R's
+    diagonal so the result is uniformly distributed.
+    """
+
+    def __init__(self, gain: float = 1.0, name=None) -> None:
+        if gain is None or isinstance(gain, bool) or not isinstance(gain, (int, float, np.number)):
+            raise invalid_argument("Orthogonal", f"gain must be a number, got {gain!r}.")
+        self.gain = float(gain)
+
+    def _values(self, shape):
+        if len(shape) < 2:
+            raise invalid_argument("Orthogonal", f"the parameter has shape {list(shape)}; only tensors with 2 or "
+                                                 "more dimensions can be orthogonal.")
+        rows, cols = shape[0], math.prod(shape[1:])
+        gaussian = generator().normal(0.0, 1.0, size=(max(rows, cols), min(rows, cols)))
+        q, r = np.linalg.qr(gaussian)
+        q = q * np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        return q.reshape(shape) * self.gain
+
+
+class Dirac(Initializer):
+    """The identity convolution: a 3/4/5-D conv weight [out, in, k...] that is zero except a 1 at the kernel's
+    centre for out channel g * out_per_group + j and in channel j, j < min(out_per_group, in) -- so the
+    convolution copies its first input channels (per group) to its output.
+    """
+
+    def __init__(self, groups: int = 1, name=None) -> None:
+        if isinstance(groups, bool) or not isinstance(groups, int) or groups <= 0:
+            raise invalid_argument("Dirac", f"groups must be a positive int, got {groups!r}.")
+        self.groups = groups
+
+    def _values(self, shape):
+        if len(shape) not in (3, 4, 5):
+            raise invalid_argument("Dirac", f"the parameter has shape {list(shape)}; only 3-, 4- or 5-D "
+                                            "convolution weights can be initialized by Dirac.")
+        if shape[0] % self.groups:
+            raise invalid_argument("Dirac", f"the parameter's dim 0 ({shape[0]}) must be divisible by groups "
+                                            f"({self.groups}).")
+        out = np.zeros(shape)
+        per_group = shape[0] // self.groups
+        centre = tuple(k // 2 for k in shape[2:])
+        for g in range(self.groups):
+            for j in range(min(per_group, shape[1])):
+                out[(g * per_group + j, j) + centre] = 1.0
+        return out
