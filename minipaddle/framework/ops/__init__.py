@@ -14,7 +14,7 @@
     counting      unique, bincount, histogram, searchsorted, bucketize
 
 Ops of `paddle.nn.functional` (not in the top-level namespace): nn_ops (linear, dropout, embedding,
-...), norm, conv, pooling, loss.
+...), norm, conv, pooling, loss, patches (unfold, fold, pixel_shuffle).
 
 `describe("matmul")` shows a learner everything about one op.
 """
@@ -24,11 +24,11 @@ import inspect
 
 from ..registry import OPS, get_op
 from . import (activation, building, compare, conv, counting, cumulative, elementwise, indexing,  # noqa: F401
-               linalg, loss, manipulation, nn_ops, norm, pooling, reduction, softmax, sorting)
+               linalg, loss, manipulation, nn_ops, norm, patches, pooling, reduction, softmax, sorting)
 
 FAMILIES = (elementwise, activation, compare, reduction, softmax, manipulation, indexing, linalg, sorting,
             cumulative, building, counting)
-NN_FAMILIES = (nn_ops, norm, conv, pooling, loss)
+NN_FAMILIES = (nn_ops, norm, conv, pooling, loss, patches)
 
 
 def list_ops() -> list[str]:

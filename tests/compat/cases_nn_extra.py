@@ -1,0 +1,50 @@
+"""Golden cases: nn ops and layers -- unfold / fold, pixel_shuffle / pixel_unshuffle, conv3d, 3-D pooling,
+local_response_norm, glu, dice_loss, multi_label_soft_margin_loss, grid_sample / affine_grid, ctc_loss:
+values, gradients and errors."""
+import numpy as np
+
+from .harness import case, outcome
+
+
+def _ramp(paddle, shape, scale=0.1, stop_gradient=False):
+    n = int(np.prod(shape))
+    values = (np.sin(np.arange(n) * 0.7) * scale * 10).reshape(shape).astype("float32")
+    return paddle.to_tensor(values, stop_gradient=stop_gradient)
+
+
+def _weights(paddle, shape):
+    return paddle.to_tensor(np.cos(np.arange(int(np.prod(shape))) * 0.3).reshape(shape).astype("float32"))
+
+
+@case
+def unfold_and_fold(paddle):
+    F = paddle.nn.functional
+    x = _ramp(paddle, [2, 2, 4, 5])
+    cols = F.unfold(x, [2, 3], strides=[1, 2], paddings=[1, 0, 0, 1], dilations=[2, 1])
+    (cols * _weights(paddle, cols.shape)).sum().backward()
+    y = _ramp(paddle, [1, 8, 4])
+    back = F.fold(y, [3, 3], 2, strides=1, paddings=0)
+    (back * _weights(paddle, back.shape)).sum().backward()
+    return {"unfold": cols, "unfold grad": x.grad, "paddings [h, w]": F.unfold(x, 2, paddings=[1, 0]),
+            "fold": back, "fold grad": y.grad,
+            "fold layer": paddle.nn.Fold([3, 3], 2)(y), "unfold layer": paddle.nn.Unfold([2, 2], strides=2)(x),
+            "kernel too large": outcome(lambda: F.unfold(paddle.ones([1, 1, 3, 3]), 4)),
+            "fold wrong windows": outcome(lambda: F.fold(paddle.ones([1, 4, 5]), [3, 3], 2)),
+            "3 paddings": outcome(lambda: F.unfold(x, 2, paddings=[1, 1, 1]))}
+
+
+@case
+def pixel_shuffle_and_unshuffle(paddle):
+    F = paddle.nn.functional
+    x = _ramp(paddle, [1, 8, 2, 3])
+    out = F.pixel_shuffle(x, 2)
+    (out * _weights(paddle, out.shape)).sum().backward()
+    nhwc = _ramp(paddle, [1, 2, 3, 8])
+    return {"NCHW": out, "grad": x.grad, "NHWC": F.pixel_shuffle(nhwc, 2, data_format="NHWC"),
+            "layer": paddle.nn.PixelShuffle(2)(x), "unshuffle": F.pixel_unshuffle(_ramp(paddle, [1, 2, 4, 6]), 2),
+            "unshuffle NHWC": F.pixel_unshuffle(_ramp(paddle, [1, 4, 6, 2]), 2, data_format="NHWC"),
+            "unshuffle layer": paddle.nn.PixelUnshuffle(2)(_ramp(paddle, [1, 1, 2, 2])),
+            "float factor": outcome(lambda: F.pixel_shuffle(x, 2.0)),
+            "bad format": outcome(lambda: F.pixel_shuffle(x, 2, data_format="NCWH")),
+            "unshuffle factor 0": outcome(lambda: F.pixel_unshuffle(x, 0)),
+            "unshuffle 3-D": outcome(lambda: F.pixel_unshuffle(paddle.ones([2, 4, 4]), 2))}
