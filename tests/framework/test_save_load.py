@@ -352,3 +352,39 @@ def test_invalid_json(saved):
     members[META] = b"{not json"
     _rewrite(saved, members)
     assert "not valid JSON" in _load_error(saved)
+
+
+def _patch_central_sizes(data: bytes, member: str, size: int) -> bytes:
+    """Set a member's sizes in the zip's central directory (CRC untouched): a forged header."""
+    out = bytearray(data)
+    name = member.encode()
+    at = 0
+    while True:
+        at = out.index(b"PK\x01\x02", at)
+        name_len = int.from_bytes(out[at + 28:at + 30], "little")
+        if bytes(out[at + 46:at + 46 + name_len]) == name:
+            out[at + 20:at + 24] = size.to_bytes(4, "little")   # compressed size
+            out[at + 24:at + 28] = size.to_bytes(4, "little")   # uncompressed size
+            return bytes(out)
+        at += 4
+
+
+def test_a_forged_member_size_is_refused_before_anything_that_size_is_allocated(tmp_path):
+    path = tmp_path / "w.pdparams"
+    paddle.save({"w": np.ones((4, 4), np.float32)}, str(path))
+    path.write_bytes(_patch_central_sizes(path.read_bytes(), "a0.npy", 2_000_000_000))
+    with pytest.raises(InvalidArgument, match=r"'a0.npy' claims 2000000000 bytes, past the end of the \d+-byte file"):
+        paddle.load(str(path))
+
+
+def test_parameter_archives_name_the_api_and_the_file(tmp_path):
+    from minipaddle.framework.io import read_arrays, write_arrays
+    path = str(tmp_path / "m.pdiparams")
+    write_arrays("jit.save", path, {"fc.w_0": np.arange(6, dtype=np.float32).reshape(2, 3)})
+    assert os.listdir(tmp_path) == ["m.pdiparams"]            # the temporary file is gone
+    np.testing.assert_array_equal(read_arrays("jit.load", path)["fc.w_0"], np.arange(6).reshape(2, 3))
+    with pytest.raises(InvalidArgument, match=r"jit.load: no parameter file"):
+        read_arrays("jit.load", str(tmp_path / "other.pdiparams"))
+    paddle.save({"nested": {"a": 1}}, path)
+    with pytest.raises(InvalidArgument, match=r"jit.load: .*m.pdiparams' is a paddle.save file but not a parameter"):
+        read_arrays("jit.load", path)
