@@ -6,6 +6,7 @@ stop_gradient=False, a unique name (`linear_0.w_0`) and the settings optimizers 
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections import defaultdict
 
@@ -21,6 +22,19 @@ _counters: dict[str, itertools.count] = defaultdict(itertools.count)
 def unique_name(prefix: str) -> str:
     """`unique_name("linear")` -> "linear_0", then "linear_1", ... (Paddle's unique_name.generate)."""
     return f"{prefix}_{next(_counters[prefix])}"
+
+
+@contextlib.contextmanager
+def unique_name_guard(new_generator=None):
+    """`with paddle.utils.unique_name.guard():` names start again from 0 inside (fc_0, learning_rate_0),
+    so building the same Program twice gives the same variable names; the old counters come back after."""
+    global _counters
+    saved = _counters
+    _counters = defaultdict(itertools.count)
+    try:
+        yield
+    finally:
+        _counters = saved
 
 
 class Parameter(Tensor):

@@ -1,6 +1,7 @@
-"""paddle.static.nn: fc and the control-flow ops cond / while_loop (see framework/static/nn.py)."""
+"""paddle.static.nn: fc and the control-flow ops cond / while_loop / case / switch_case (see
+framework/static/nn.py)."""
 from __future__ import annotations
 
-from ..framework.static.nn import cond, fc, while_loop
+from ..framework.static.nn import case, cond, fc, switch_case, while_loop
 
-__all__ = ["fc", "cond", "while_loop"]
+__all__ = ["fc", "cond", "while_loop", "case", "switch_case"]

@@ -1,7 +1,9 @@
 """paddle.utils: run_check(), the "is my install working?" call from Paddle's install guide."""
 from __future__ import annotations
 
-__all__ = ["run_check"]
+from . import unique_name  # noqa: F401,E402 - paddle.utils.unique_name.guard / generate
+
+__all__ = ["run_check", "unique_name"]
 
 
 def run_check() -> None:

@@ -164,7 +164,7 @@ def model_save_for_inference(paddle):
 
 def _static_fc(paddle):
     main, startup = paddle.static.Program(), paddle.static.Program()
-    with paddle.static.program_guard(main, startup):
+    with paddle.utils.unique_name.guard(), paddle.static.program_guard(main, startup):   # fc_0, whatever ran before
         x = paddle.static.data(name="x", shape=[None, 3], dtype="float32")
         weight = paddle.ParamAttr(initializer=paddle.nn.initializer.Constant(0.5))
         pred = paddle.static.nn.fc(x, 2, weight_attr=weight)

@@ -1,7 +1,7 @@
 """Golden cases: static-graph training as Paddle's docs write it (no parameters= for the optimizer)."""
 import numpy as np
 
-from .harness import case
+from .harness import case, outcome
 
 
 def _regression_data():
@@ -73,3 +73,39 @@ def fit_a_line_with_square_error_cost(paddle):
     losses = [float(exe.run(main, feed={"x": xs, "y": ys}, fetch_list=[avg_loss])[0]) for _ in range(3)]
     paddle.disable_static()
     return {"losses": losses}
+
+
+@case
+def case_and_switch_case_pick_branches_as_documented(paddle):
+    """static.nn.case (first true pred; no default: the last pair) and switch_case (matching index; no
+    default: the largest index), run by the Executor, then eagerly; the argument errors (in a Program:
+    eagerly Paddle skips these checks)."""
+    paddle.enable_static()
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data(name="x", shape=[2], dtype="float32")
+        i = paddle.static.data(name="i", shape=[1], dtype="int32")
+        s = paddle.sum(x)
+        by_case = paddle.static.nn.case([(s < -1.0, lambda: x * 2.0), (s < 1.0, lambda: x * 3.0)],
+                                        default=lambda: x - 1.0)
+        last_pair = paddle.static.nn.case([(s > 100.0, lambda: x * 0.0), (s > 200.0, lambda: x + 5.0)])
+        by_index = paddle.static.nn.switch_case(i, {1: lambda: x * 10.0, 4: lambda: x * 40.0},
+                                                default=lambda: x * -1.0)
+        largest = paddle.static.nn.switch_case(i, [lambda: x + 0.5, lambda: x + 1.5, lambda: x + 2.5])
+        errors = {"case_pred_not_bool": outcome(lambda: paddle.static.nn.case([(x, lambda: x)])),
+                  "case_not_a_list": outcome(lambda: paddle.static.nn.case(lambda: x)),
+                  "switch_float_index": outcome(lambda: paddle.static.nn.switch_case(x, [lambda: x])),
+                  "switch_repeated_index": outcome(lambda: paddle.static.nn.switch_case(i, [(1, lambda: x),
+                                                                                           (1, lambda: x)])),
+                  "switch_str_index": outcome(lambda: paddle.static.nn.switch_case(i, {"a": lambda: x}))}
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    exe.run(startup)
+    runs = []
+    for xs, idx in (([-2.0, -1.0], 1), ([0.0, 0.5], 4), ([2.0, 3.0], 2), ([1.0, 1.0], 7)):
+        feed = {"x": np.array(xs, "float32"), "i": np.array([idx], "int32")}
+        runs.append(exe.run(main, feed=feed, fetch_list=[by_case, last_pair, by_index, largest]))
+    paddle.disable_static()
+    t = paddle.to_tensor([0.25, 0.25])
+    eager = [paddle.static.nn.case([(paddle.sum(t) > 1.0, lambda: t * 0.0)], default=lambda: t * 4.0),
+             paddle.static.nn.switch_case(paddle.to_tensor([2]), [(1, lambda: t), (2, lambda: t * 8.0)])]
+    return {"runs": runs, "eager": eager, "errors": errors}

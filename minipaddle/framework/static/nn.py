@@ -1,4 +1,5 @@
-"""paddle.static.nn: fc, and the control-flow ops cond and while_loop (real ops with sub-blocks).
+"""paddle.static.nn: fc, and the control-flow ops cond and while_loop (real ops with sub-blocks);
+case and switch_case, which are chains of cond as in Paddle.
 
 In a Program, `cond(pred, true_fn, false_fn)` builds each branch into its own sub-block and
 appends one `cond` op; the Executor runs the branch `pred` picks. `while_loop(cond, body,
@@ -10,11 +11,12 @@ Called eagerly both are plain Python (`if` / `while`), so the same model code ru
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
-from ..errors import invalid_argument
+from ..errors import invalid_argument, invalid_type
 from ..parameter import unique_name
 from ..tensor import Tensor
 from . import builder
@@ -179,6 +181,100 @@ def run_cond(executor, op, env: dict) -> None:
     if op.attrs.get("save_scope"):  # cond_grad runs the taken branch's grad block on these values
         own = op.block.program.blocks[idx].vars
         env[op.outputs["Scope"][0]] = (taken, {k: local[k] for k in own if k in local})
+
+
+# ---- case / switch_case: chains of cond ---------------------------------------------------------
+def case(pred_fn_pairs, default=None, name=None):
+    """The fn of the first pair whose pred is True, else `default()` (else the last pair's fn).
+
+        out = paddle.static.nn.case([(x < 0, lambda: -x), (x < 1, lambda: x * x)], default=lambda: x)
+
+    Built, as Paddle builds it, from nested `cond`s: cond(p1, f1, cond(p2, f2, default)); so it has
+    cond's backward and runs eagerly as plain Python."""
+    pairs, default = _case_args(pred_fn_pairs, default)
+    false_fn = default
+    for pred, true_fn in reversed(pairs):
+        false_fn = functools.partial(cond, pred, true_fn, false_fn)
+    return false_fn()
+
+
+def _case_args(pred_fn_pairs, default) -> tuple[list, object]:
+    api = "static.nn.case"
+    if not isinstance(pred_fn_pairs, (list, tuple)) or not pred_fn_pairs:
+        raise invalid_type(api, f"pred_fn_pairs must be a non-empty list or tuple of (pred, fn), got "
+                                f"{type(pred_fn_pairs).__name__}.")
+    for i, pair in enumerate(pred_fn_pairs):
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise invalid_type(api, f"pred_fn_pairs[{i}] must be a 2-tuple (pred, fn), got {pair!r:.60}.")
+        pred, fn = pair
+        if not isinstance(pred, Tensor) or np.dtype(pred._data.dtype) != np.bool_:
+            raise invalid_type(api, f"pred_fn_pairs[{i}]'s pred must be a bool Tensor, got {_what(pred)}.",
+                               hint="compare, e.g. (x.sum() > 0, fn).")
+        if not callable(fn):
+            raise invalid_type(api, f"pred_fn_pairs[{i}]'s fn must be callable, got {type(fn).__name__}.")
+    pairs = list(pred_fn_pairs)
+    if default is None:   # as Paddle: the last pair's fn is the default
+        return pairs[:-1], pairs[-1][1]
+    if not callable(default):
+        raise invalid_type(api, f"default must be callable, got {type(default).__name__}.")
+    return pairs, default
+
+
+def switch_case(branch_index, branch_fns, default=None, name=None):
+    """`branch_fns[branch_index]()`, else `default()` (else the fn with the largest index).
+
+        out = paddle.static.nn.switch_case(i, {0: lambda: x, 3: lambda: x * 2}, default=lambda: -x)
+        out = paddle.static.nn.switch_case(i, [f0, f1, f2])     # indices 0, 1, 2
+
+    Built from `cond`s on `branch_index == k`, as Paddle's."""
+    from ..creation import full
+    from ..ops.compare import equal
+    from ..ops.elementwise import cast
+    pairs, default = _switch_args(branch_index, branch_fns, default)
+    if np.dtype(branch_index._data.dtype) != np.int64:
+        branch_index = cast(branch_index, "int64")
+    false_fn = default
+    for index, fn in pairs:
+        pred = equal(branch_index, full([1], index, "int64"))
+        false_fn = functools.partial(cond, pred, fn, false_fn)
+    return false_fn()
+
+
+def _switch_args(branch_index, branch_fns, default) -> tuple[list, object]:
+    api = "static.nn.switch_case"
+    if not isinstance(branch_index, Tensor) or np.dtype(branch_index._data.dtype) not in _INDEX_DTYPES:
+        raise invalid_type(api, f"branch_index must be an int32, int64 or uint8 Tensor, got {_what(branch_index)}.")
+    if not isinstance(branch_fns, (list, tuple, dict)) or not branch_fns:
+        raise invalid_type(api, f"branch_fns must be a non-empty dict, list or tuple, got {type(branch_fns).__name__}.")
+    items = list(branch_fns.items()) if isinstance(branch_fns, dict) else list(branch_fns)
+    if all(callable(fn) for fn in items):
+        items = list(enumerate(items))
+    seen = set()
+    for pair in items:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise invalid_type(api, f"branch_fns must hold (index, fn) pairs or callables, got {pair!r:.60}.")
+        key, fn = pair
+        if isinstance(key, bool) or not isinstance(key, int):
+            raise invalid_type(api, f"an index of branch_fns must be an int, got {type(key).__name__} ({key!r}).")
+        if key in seen:
+            raise invalid_argument(api, f"the index {key} appears more than once in branch_fns; indices must be "
+                                        "unique.")
+        seen.add(key)
+        if not callable(fn):
+            raise invalid_type(api, f"the fn for index {key} must be callable, got {type(fn).__name__}.")
+    items.sort(key=lambda pair: pair[0])
+    if default is None:   # as Paddle: the fn with the largest index is the default
+        return items[:-1], items[-1][1]
+    if not callable(default):
+        raise invalid_type(api, f"default must be callable, got {type(default).__name__}.")
+    return items, default
+
+
+_INDEX_DTYPES = (np.dtype(np.int32), np.dtype(np.int64), np.dtype(np.uint8))
+
+
+def _what(value) -> str:
+    return f"a {np.dtype(value._data.dtype)} Tensor" if isinstance(value, Tensor) else type(value).__name__
 
 
 # ---- while_loop -------------------------------------------------------------------------------
