@@ -48,3 +48,40 @@ def pixel_shuffle_and_unshuffle(paddle):
             "bad format": outcome(lambda: F.pixel_shuffle(x, 2, data_format="NCWH")),
             "unshuffle factor 0": outcome(lambda: F.pixel_unshuffle(x, 0)),
             "unshuffle 3-D": outcome(lambda: F.pixel_unshuffle(paddle.ones([2, 4, 4]), 2))}
+
+
+@case
+def conv3d_values_and_gradients(paddle):
+    F = paddle.nn.functional
+    x = _ramp(paddle, [1, 4, 3, 4, 5])
+    w = _ramp(paddle, [6, 2, 2, 3, 2], scale=0.05)
+    b = paddle.to_tensor([0.1, -0.1, 0.2, 0.0, 0.3, -0.3], stop_gradient=False)
+    out = F.conv3d(x, w, b, stride=[1, 2, 1], padding=[1, 0, 1], dilation=[1, 1, 2], groups=2)
+    (out * _weights(paddle, out.shape)).sum().backward()
+    same = F.conv3d(x, w, None, padding="SAME", groups=2)
+    layer = paddle.nn.Conv3D(4, 2, 3, padding=1)
+    return {"out": out, "grad x": x.grad, "grad w": w.grad, "grad b": b.grad, "SAME": same,
+            "NDHWC": F.conv3d(x.transpose([0, 2, 3, 4, 1]), w, b, groups=2, data_format="NDHWC"),
+            "layer state": [[k, list(v.shape)] for k, v in layer.state_dict().items()],
+            "layer out shape": list(layer(x).shape),
+            "transpose": F.conv3d_transpose(_ramp(paddle, [1, 6, 2, 2, 3]), w.detach(), stride=2, padding=1, groups=2),
+            "4-D x": outcome(lambda: F.conv3d(paddle.ones([1, 4, 3, 3]), w)),
+            "channel mismatch": outcome(lambda: F.conv3d(paddle.ones([1, 3, 3, 3, 3]), w, groups=2))}
+
+
+@case
+def pool3d_values_and_gradients(paddle):
+    F = paddle.nn.functional
+    x = _ramp(paddle, [1, 2, 4, 5, 6])
+    out, mask = F.max_pool3d(x, [2, 3, 2], stride=[2, 1, 2], padding=1, return_mask=True, ceil_mode=True)
+    (out * _weights(paddle, out.shape)).sum().backward()
+    y = _ramp(paddle, [1, 2, 4, 5, 6])
+    avg = F.avg_pool3d(y, 3, stride=2, padding=1)
+    (avg * _weights(paddle, avg.shape)).sum().backward()
+    return {"max": out, "mask": mask, "max grad": x.grad, "avg exclusive": avg, "avg grad": y.grad,
+            "avg inclusive": F.avg_pool3d(y, 3, stride=2, padding=1, exclusive=False),
+            "avg divisor": F.avg_pool3d(y, 2, divisor_override=3),
+            "avg ceil": F.avg_pool3d(y, 2, stride=2, ceil_mode=True),
+            "max NDHWC": F.max_pool3d(y.transpose([0, 2, 3, 4, 1]), 2, data_format="NDHWC"),
+            "layers": [paddle.nn.MaxPool3D(2, stride=1)(y), paddle.nn.AvgPool3D([1, 2, 2])(y)],
+            "4-D x": outcome(lambda: F.max_pool3d(paddle.ones([1, 2, 3, 3]), 2))}

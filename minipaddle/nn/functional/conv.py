@@ -21,14 +21,15 @@ from numbers import Integral
 from ...framework.errors import invalid_argument
 from ...framework.ops.common import as_tensor
 from ...framework.ops.conv import conv2d_nchw, conv2d_transpose_nchw
+from ...framework.ops.conv3d import conv3d_ncdhw, conv3d_transpose_ncdhw
 from ...framework.ops.elementwise import add
 from ...framework.ops.manipulation import reshape, squeeze, transpose, unsqueeze
 from ...framework.tensor import Tensor
 
-__all__ = ["conv1d", "conv2d", "conv2d_transpose"]
+__all__ = ["conv1d", "conv2d", "conv2d_transpose", "conv3d", "conv3d_transpose"]
 
-_TO_FIRST = {3: [0, 2, 1], 4: [0, 3, 1, 2]}   # channels-last -> channels-first
-_TO_LAST = {3: [0, 2, 1], 4: [0, 2, 3, 1]}
+_TO_FIRST = {3: [0, 2, 1], 4: [0, 3, 1, 2], 5: [0, 4, 1, 2, 3]}   # channels-last -> channels-first
+_TO_LAST = {3: [0, 2, 1], 4: [0, 2, 3, 1], 5: [0, 2, 3, 4, 1]}
 
 
 # ---- argument spellings (shared with nn/functional/pooling.py) ---------------------------------
@@ -181,13 +182,13 @@ def _transpose_output_size(op: str, in_hw, kernel, stride, pads, dilation, outpu
     if output_size is not None:
         if output_padding != 0:
             raise invalid_argument(op, "output_padding and output_size are mutually exclusive; give one.")
-        size = int_list(op, "output_size", output_size, 2)
+        size = int_list(op, "output_size", output_size, len(in_hw))
         for b, got, s in zip(base, size, stride):
             if not b <= got < b + s:
                 raise invalid_argument(op, f"output_size {size} is out of range: each dim must lie in "
                                            f"[{b}, {b + s}) here (the smallest output plus less than one stride).")
         return size
-    extra = int_list(op, "output_padding", output_padding, 2, low=0)
+    extra = int_list(op, "output_padding", output_padding, len(in_hw), low=0)
     if any(e >= s for e, s in zip(extra, stride)):
         raise invalid_argument(op, f"output_padding {extra} must be smaller than the stride {list(stride)}.",
                                hint="output_padding picks one of the `stride` output sizes that all map back "
@@ -216,3 +217,45 @@ def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
     out = conv2d_transpose_nchw(x, weight, tuple(stride), tuple(pads), tuple(dilation), groups, tuple(size))
     out = _add_bias(op, out, bias)
     return transpose(out, _TO_LAST[4]) if channel_last else out
+
+
+# ---- conv3d / conv3d_transpose -----------------------------------------------------------------
+def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCDHW",
+           name=None) -> Tensor:
+    """3-D convolution of x (N, C, D, H, W) with weight (OC, C/groups, kd, kh, kw), plus bias (OC,)."""
+    op = "conv3d"
+    x, weight = as_tensor(op, "x", x), as_tensor(op, "weight", weight)
+    channel_last = channel_order(op, data_format, ("NCDHW", "NDHWC"))
+    check_ndim(op, x, 3, data_format)
+    if weight.ndim != 5:
+        raise invalid_argument(op, f"weight must be 5-D [out_channels, in_channels / groups, kd, kh, kw], "
+                                   f"got shape {weight.shape}.")
+    stride, dilation = int_list(op, "stride", stride, 3), int_list(op, "dilation", dilation, 3)
+    groups = _check_groups(op, groups)
+    if channel_last:
+        x = transpose(x, _TO_FIRST[5])
+    pads, dilation = _resolve_padding(op, padding, channel_last, x.shape[2:], weight.shape[2:], stride, dilation)
+    out = _add_bias(op, conv3d_ncdhw(x, weight, tuple(stride), tuple(pads), tuple(dilation), groups), bias)
+    return transpose(out, _TO_LAST[5]) if channel_last else out
+
+
+def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1,
+                     output_size=None, data_format="NCDHW", name=None) -> Tensor:
+    """Transposed 3-D convolution: x (N, C, D, H, W), weight (C, OC/groups, kd, kh, kw) -> (N, OC, D', H', W')."""
+    op = "conv3d_transpose"
+    x, weight = as_tensor(op, "x", x), as_tensor(op, "weight", weight)
+    channel_last = channel_order(op, data_format, ("NCDHW", "NDHWC"))
+    check_ndim(op, x, 3, data_format)
+    if weight.ndim != 5:
+        raise invalid_argument(op, f"weight must be 5-D [in_channels, out_channels / groups, kd, kh, kw], "
+                                   f"got shape {weight.shape}.")
+    if channel_last:
+        x = transpose(x, _TO_FIRST[5])
+    stride, dilation = int_list(op, "stride", stride, 3), int_list(op, "dilation", dilation, 3)
+    groups = _check_groups(op, groups)
+    kernel = weight.shape[2:]
+    pads, dilation = _resolve_padding(op, padding, channel_last, x.shape[2:], kernel, stride, dilation)
+    size = _transpose_output_size(op, x.shape[2:], kernel, stride, pads, dilation, output_padding, output_size)
+    out = conv3d_transpose_ncdhw(x, weight, tuple(stride), tuple(pads), tuple(dilation), groups, tuple(size))
+    out = _add_bias(op, out, bias)
+    return transpose(out, _TO_LAST[5]) if channel_last else out

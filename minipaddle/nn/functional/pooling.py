@@ -16,11 +16,12 @@ from ...framework.ops.common import as_tensor
 from ...framework.ops.manipulation import squeeze, transpose, unsqueeze
 from ...framework.ops.pooling import (adaptive_avg_pool2d_nchw, adaptive_max_pool2d_nchw, avg_pool2d_nchw,
                                       max_pool2d_nchw)
+from ...framework.ops.pooling3d import avg_pool3d_ncdhw, max_pool3d_ncdhw
 from ...framework.tensor import Tensor
 from .conv import channel_order, check_ndim, int_list, padding_spec, same_padding
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
-           "adaptive_max_pool1d", "adaptive_max_pool2d"]
+           "adaptive_max_pool1d", "adaptive_max_pool2d", "max_pool3d", "avg_pool3d"]
 
 _NHWC_TO_NCHW, _NCHW_TO_NHWC = [0, 3, 1, 2], [0, 2, 3, 1]
 
@@ -159,3 +160,44 @@ def adaptive_max_pool1d(x, output_size, return_mask=False, name=None):
     out, mask = adaptive_max_pool2d_nchw(x, (1,) + _output_size(op, output_size, x.shape[3:]))
     out = squeeze(out, [2])
     return (out, squeeze(mask, [2])) if return_mask else out
+
+
+# ---- 3-D pooling ------------------------------------------------------------------------------
+_NDHWC_TO_NCDHW, _NCDHW_TO_NDHWC = [0, 4, 1, 2, 3], [0, 2, 3, 4, 1]
+
+
+def _prepare_3d(op: str, x, data_format: str) -> tuple[Tensor, bool]:
+    x = as_tensor(op, "x", x)
+    channel_last = channel_order(op, data_format, ("NCDHW", "NDHWC"))
+    check_ndim(op, x, 3, data_format)
+    return (transpose(x, _NDHWC_TO_NCDHW) if channel_last else x), channel_last
+
+
+def _finish_3d(out, channel_last: bool):
+    return transpose(out, _NCDHW_TO_NDHWC) if channel_last else out
+
+
+def max_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, return_mask=False, data_format="NCDHW",
+               name=None):
+    """The max of each kernel_size window of x (N, C, D, H, W); with return_mask, also where it is
+    (flat d*H*W + h*W + w, int32)."""
+    op = "max_pool3d"
+    x, channel_last = _prepare_3d(op, x, data_format)
+    kernel, stride = _window(op, kernel_size, stride, 3)
+    pads = _pool_padding(op, padding, channel_last, ceil_mode, x.shape[2:], kernel, stride)
+    out, mask = max_pool3d_ncdhw(x, tuple(kernel), tuple(stride), tuple(pads), bool(ceil_mode))
+    if return_mask:
+        return _finish_3d(out, channel_last), _finish_3d(mask, channel_last)
+    return _finish_3d(out, channel_last)
+
+
+def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, divisor_override=None,
+               data_format="NCDHW", name=None) -> Tensor:
+    """The mean of each window of x (N, C, D, H, W); `exclusive` leaves padding out of the count."""
+    op = "avg_pool3d"
+    x, channel_last = _prepare_3d(op, x, data_format)
+    kernel, stride = _window(op, kernel_size, stride, 3)
+    pads = _pool_padding(op, padding, channel_last, ceil_mode, x.shape[2:], kernel, stride)
+    out = avg_pool3d_ncdhw(x, tuple(kernel), tuple(stride), tuple(pads), bool(ceil_mode), bool(exclusive),
+                           _divisor(op, divisor_override))
+    return _finish_3d(out, channel_last)

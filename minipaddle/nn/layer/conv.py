@@ -1,4 +1,5 @@
-"""Convolution layers: Conv1D, Conv2D, Conv2DTranspose (Paddle 2.x signatures, layouts and init).
+"""Convolution layers: Conv1D, Conv2D, Conv2DTranspose, Conv3D, Conv3DTranspose (Paddle 2.x signatures,
+layouts and init).
 
 Each layer owns `weight` and `bias` Parameters and calls the functional API:
 
@@ -28,10 +29,10 @@ from ..functional.conv import int_list
 from ..initializer import Normal
 from .layers import Layer
 
-__all__ = ["Conv1D", "Conv2D", "Conv2DTranspose"]
+__all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "Conv3D", "Conv3DTranspose"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
-_FORMATS = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC")}
+_FORMATS = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
 
 
 def _positive_int(layer: str, name: str, value) -> int:
@@ -150,5 +151,36 @@ class Conv2DTranspose(_ConvNd):
 
     def forward(self, x: Tensor, output_size=None) -> Tensor:
         return F.conv2d_transpose(x, self.weight, bias=self.bias, stride=self._stride, padding=self._padding,
+                                  output_padding=self.output_padding, dilation=self._dilation, groups=self._groups,
+                                  output_size=output_size, data_format=self._data_format)
+
+
+class Conv3D(_ConvNd):
+    """3-D convolution over x (N, C, D, H, W) (or NDHWC): weight [out_channels, in_channels / groups, kd, kh, kw]."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
+                 groups: int = 1, padding_mode: str = "zeros", weight_attr=None, bias_attr=None,
+                 data_format: str = "NCDHW") -> None:
+        super().__init__(in_channels, out_channels, kernel_size, False, 3, stride=stride, padding=padding,
+                         padding_mode=padding_mode, dilation=dilation, groups=groups, weight_attr=weight_attr,
+                         bias_attr=bias_attr, data_format=data_format)
+
+    def forward(self, x: Tensor) -> Tensor:
+        x, padding = self._padded(x)
+        return F.conv3d(x, self.weight, bias=self.bias, stride=self._stride, padding=padding,
+                        dilation=self._dilation, groups=self._groups, data_format=self._data_format)
+
+
+class Conv3DTranspose(_ConvNd):
+    """Transposed 3-D convolution: weight [in_channels, out_channels / groups, kd, kh, kw]."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups: int = 1, dilation=1, weight_attr=None, bias_attr=None, data_format: str = "NCDHW") -> None:
+        super().__init__(in_channels, out_channels, kernel_size, True, 3, stride=stride, padding=padding,
+                         output_padding=output_padding, dilation=dilation, groups=groups, weight_attr=weight_attr,
+                         bias_attr=bias_attr, data_format=data_format)
+
+    def forward(self, x: Tensor, output_size=None) -> Tensor:
+        return F.conv3d_transpose(x, self.weight, bias=self.bias, stride=self._stride, padding=self._padding,
                                   output_padding=self.output_padding, dilation=self._dilation, groups=self._groups,
                                   output_size=output_size, data_format=self._data_format)

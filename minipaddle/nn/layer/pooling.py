@@ -1,4 +1,4 @@
-"""Pooling layers: MaxPool1D/2D, AvgPool1D/2D, AdaptiveAvgPool1D/2D, AdaptiveMaxPool1D/2D.
+"""Pooling layers: MaxPool1D/2D/3D, AvgPool1D/2D/3D, AdaptiveAvgPool1D/2D, AdaptiveMaxPool1D/2D.
 
 They hold no parameters: each keeps its arguments and calls the functional API
 (nn/functional/pooling.py), and prints them as Paddle does:
@@ -13,7 +13,7 @@ from .. import functional as F
 from .layers import Layer
 
 __all__ = ["MaxPool1D", "MaxPool2D", "AvgPool1D", "AvgPool2D", "AdaptiveAvgPool1D", "AdaptiveAvgPool2D",
-           "AdaptiveMaxPool1D", "AdaptiveMaxPool2D"]
+           "AdaptiveMaxPool1D", "AdaptiveMaxPool2D", "MaxPool3D", "AvgPool3D"]
 
 
 class _Pool(Layer):
@@ -132,3 +132,32 @@ class AdaptiveMaxPool2D(Layer):
 
     def extra_repr(self) -> str:
         return f"output_size={self._output_size}, return_mask={self._return_mask}"
+
+
+class MaxPool3D(_Pool):
+    """Max over kernel_size windows of x (N, C, D, H, W) (or NDHWC); with return_mask, also the argmax."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, return_mask: bool = False, ceil_mode: bool = False,
+                 data_format: str = "NCDHW", name=None) -> None:
+        super().__init__()
+        self.ksize, self.stride, self.padding = kernel_size, stride, padding
+        self.return_mask, self.ceil_mode, self.data_format, self.name = return_mask, ceil_mode, data_format, name
+
+    def forward(self, x: Tensor):
+        return F.max_pool3d(x, self.ksize, self.stride, self.padding, ceil_mode=self.ceil_mode,
+                            return_mask=self.return_mask, data_format=self.data_format)
+
+
+class AvgPool3D(_Pool):
+    """Mean over kernel_size windows of x (N, C, D, H, W) (or NDHWC)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode: bool = False, exclusive: bool = True,
+                 divisor_override=None, data_format: str = "NCDHW", name=None) -> None:
+        super().__init__()
+        self.ksize, self.stride, self.padding = kernel_size, stride, padding
+        self.ceil_mode, self.exclusive, self.divisor = ceil_mode, exclusive, divisor_override
+        self.data_format, self.name = data_format, name
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.avg_pool3d(x, self.ksize, self.stride, self.padding, ceil_mode=self.ceil_mode,
+                            exclusive=self.exclusive, divisor_override=self.divisor, data_format=self.data_format)
