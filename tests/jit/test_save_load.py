@@ -463,3 +463,20 @@ def test_to_tensor_of_a_numpy_argument_inside_to_static(tmp_path):
     assert ints.dtype == paddle.int64 and pair.shape == [2, 2, 3]
     jit_io.save(double, str(tmp_path / "d"), input_spec=[InputSpec([None, 3], "float32", "x")])
     np.testing.assert_allclose(jit_io.load(str(tmp_path / "d"))(paddle.to_tensor(a)).numpy(), a * 2 + [0, 1, 2])
+
+
+def test_a_model_saved_with_the_older_file_names_still_loads(tmp_path):
+    """minipaddle wrote <path>.pdmodel.json + .pdiparams.npz + .pdinfo.json before it took Paddle 3's names."""
+    net = paddle.jit.to_static(ConvertedDropout(), input_spec=SPEC)
+    x, _ = data()
+    jit_io.save(net, str(tmp_path / "new"))
+    meta = json.loads((tmp_path / "new.json").read_text())
+    info = meta.pop("jit")
+    del meta["sha256"]
+    (tmp_path / "old.pdmodel.json").write_text(json.dumps(meta))
+    (tmp_path / "old.pdinfo.json").write_text(json.dumps(info))
+    np.savez(tmp_path / "old.pdiparams.npz", **paddle.load(str(tmp_path / "new.pdiparams"), return_numpy=True))
+    old = jit_io.load(str(tmp_path / "old"))
+    assert list(old.state_dict()) == list(net.state_dict())
+    assert "dropout" in [op.type for op in old.program().global_block().ops]     # the training variant too
+    np.testing.assert_allclose(old.eval()(x).numpy(), net.eval()(x).numpy(), rtol=1e-6)

@@ -1,8 +1,10 @@
 """Inference model and training-state files: round trips, pruning, and errors for bad files."""
 from __future__ import annotations
 
+import io
 import json
 import os
+import zipfile
 
 import numpy as np
 import pytest
@@ -12,6 +14,7 @@ import minipaddle.nn.functional as F
 from minipaddle import static
 from minipaddle.framework.errors import InvalidArgument, NotFound, PreconditionNotMet
 from minipaddle.framework.io import read_arrays, write_arrays
+from minipaddle.framework.static.io import read_params_npz
 
 
 @pytest.fixture
@@ -198,3 +201,13 @@ def test_load_program_state_and_set_program_state(trained):
     static.set_program_state(main, state)
     for k, v in main.state_dict().items():
         np.testing.assert_array_equal(np.array(v), state[k])
+
+
+def test_an_older_npz_claiming_more_than_it_holds_is_refused(tmp_path):
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f4", "fortran_order": False, "shape": (100000, 100000)})
+    path = str(tmp_path / "old.pdiparams.npz")
+    with zipfile.ZipFile(path, "w") as zf:        # 40 GB claimed, 16 bytes held: refused before numpy allocates
+        zf.writestr("w.npy", header.getvalue() + b"\x00" * 16)
+    with pytest.raises(InvalidArgument, match=r"old.pdiparams.npz'.*claims shape \[100000, 100000\]"):
+        read_params_npz("test", path)

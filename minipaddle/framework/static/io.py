@@ -161,14 +161,33 @@ def read_model_json(api: str, path: str, format: str = FORMAT, what: str = "a mi
 
 
 def read_params_npz(api: str, path: str) -> dict:
+    """{name: array} from an older `.npz` parameter file (np.savez), each array's size checked against
+    the bytes it really has before numpy allocates it."""
     if not os.path.exists(path):
         raise not_found(api, f"no parameter file {path!r}.")
     try:
+        _check_npz_sizes(path)
         with np.load(path, allow_pickle=False) as npz:
             return {k: npz[k] for k in npz.files}
     except (zipfile.BadZipFile, ValueError, OSError, EOFError) as e:
         raise invalid_argument(api, f"{path!r} is not a readable .npz parameter file ({type(e).__name__}: {e}); "
                                     "the file is corrupted or not written by minipaddle.") from None
+
+
+def _check_npz_sizes(path: str) -> None:
+    real = os.path.getsize(path)
+    with zipfile.ZipFile(path) as zf:
+        for info in zf.infolist():
+            if info.compress_type != zipfile.ZIP_STORED or info.header_offset + info.compress_size > real:
+                raise ValueError(f"member {info.filename!r} is compressed or lies past the end of the file")
+            with zf.open(info) as f:
+                version = np.lib.format.read_magic(f)
+                read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                               else np.lib.format.read_array_header_2_0)
+                shape, _, dtype = read_header(f)
+            if int(np.prod(shape, dtype=np.int64)) * dtype.itemsize > info.file_size:
+                raise ValueError(f"member {info.filename!r} claims shape {list(shape)}, more than its "
+                                 f"{info.file_size} bytes")
 
 
 def check_params(api: str, expected: dict, values: dict, path: str) -> None:
