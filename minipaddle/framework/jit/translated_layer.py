@@ -1,6 +1,6 @@
 """TranslatedLayer: what `paddle.jit.load` returns -- an nn.Layer that runs a loaded Program in dygraph.
 
-Its parameters are ordinary Parameters made from the saved `.npz`, registered under the
+Its parameters are ordinary Parameters made from the saved `.pdiparams`, registered under the
 original model's structured names (`fc1.weight`), so `parameters()`, `state_dict()` and an
 optimizer all work; `forward` runs the Program with `run_program`, so gradients flow through
 the loaded graph into them and the model can be fine-tuned:
@@ -13,6 +13,8 @@ Like any Layer (and Paddle's TranslatedLayer) it starts in train mode. `model.ev
 inference program that was saved; `model.train()` runs the training variant when the model
 behaves differently while training (dropout, batch norm), else the same program. Buffers (batch
 norm's `_mean` / `_variance`) are registered as buffers; a training call updates them in place.
+Each other saved @to_static method is a method of it (`model.infer(x)`), running its own Program
+over the same parameters.
 """
 from __future__ import annotations
 
