@@ -79,7 +79,7 @@ class TracedLayer:
 
     def save_inference_model(self, path: str, feed=None, fetch=None, **kwargs) -> None:
         """Write the Program (pruned to the `fetch` outputs, fed by the `feed` inputs: lists of indices)
-        and its parameters in the static format, plus jit's sidecar of structured names."""
+        and its parameters in the static format (<path>.json + <path>.pdiparams, structured names inside)."""
         api = "TracedLayer.save_inference_model"
         _check_path(api, path)
         t = self._traced
