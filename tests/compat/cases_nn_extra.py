@@ -85,3 +85,59 @@ def pool3d_values_and_gradients(paddle):
             "max NDHWC": F.max_pool3d(y.transpose([0, 2, 3, 4, 1]), 2, data_format="NDHWC"),
             "layers": [paddle.nn.MaxPool3D(2, stride=1)(y), paddle.nn.AvgPool3D([1, 2, 2])(y)],
             "4-D x": outcome(lambda: F.max_pool3d(paddle.ones([1, 2, 3, 3]), 2))}
+
+
+@case
+def local_response_norm(paddle):
+    F = paddle.nn.functional
+    x = _ramp(paddle, [2, 5, 3, 2])
+    out = F.local_response_norm(x, 3, alpha=0.5, beta=0.75, k=1.0)
+    (out * _weights(paddle, out.shape)).sum().backward()
+    return {"NCHW": out, "grad": x.grad, "defaults size 4": F.local_response_norm(x, 4),
+            "NHWC": F.local_response_norm(x.transpose([0, 2, 3, 1]), 2, alpha=1.0, data_format="NHWC"),
+            "NCL": F.local_response_norm(_ramp(paddle, [1, 4, 3]), 5, alpha=2.0, beta=0.5, k=2.0),
+            "NCDHW": F.local_response_norm(_ramp(paddle, [1, 3, 2, 2, 2]), 2, alpha=1.0),
+            "layer": paddle.nn.LocalResponseNorm(3, alpha=1.0)(x),
+            "2-D": outcome(lambda: F.local_response_norm(paddle.ones([2, 3]), 2)),
+            "bad format": outcome(lambda: F.local_response_norm(x, 2, data_format="CHWN"))}
+
+
+@case
+def glu(paddle):
+    F = paddle.nn.functional
+    x = _ramp(paddle, [2, 4, 3])
+    out = F.glu(x, axis=1)
+    (out * _weights(paddle, out.shape)).sum().backward()
+    return {"axis=1": out, "grad": x.grad, "last axis": F.glu(_ramp(paddle, [3, 6])),
+            "layer": paddle.nn.GLU(axis=0)(_ramp(paddle, [4, 2])),
+            "odd": outcome(lambda: F.glu(paddle.ones([3, 3])))}
+
+
+@case
+def dice_loss(paddle):
+    F = paddle.nn.functional
+    logits = np.sin(np.arange(24) * 0.7).reshape([2, 3, 4])
+    probs = paddle.to_tensor((np.exp(logits) / np.exp(logits).sum(-1, keepdims=True)).astype("float32"),
+                             stop_gradient=False)
+    label = paddle.to_tensor([[[0], [3], [1]], [[2], [2], [0]]])
+    loss = F.dice_loss(probs, label)
+    loss.backward()
+    return {"loss": loss, "grad": probs.grad,
+            "2-D": F.dice_loss(paddle.to_tensor([[0.2, 0.8], [0.6, 0.4]]), paddle.to_tensor([[1], [0]])),
+            "epsilon": F.dice_loss(paddle.to_tensor([[0.0, 0.0]]), paddle.to_tensor([[1]]), epsilon=1.0),
+            "int32 label": F.dice_loss(paddle.to_tensor([[0.3, 0.7]]), paddle.to_tensor([[1]], dtype="int32"))}
+
+
+@case
+def multi_label_soft_margin_loss(paddle):
+    F = paddle.nn.functional
+    x = _ramp(paddle, [3, 4])
+    y = paddle.to_tensor([[1.0, 0.0, 1.0, 0.0], [0.0, 0.0, 1.0, 1.0], [1.0, 1.0, 1.0, 0.0]])
+    w = paddle.to_tensor([1.0, 2.0, 0.5, 1.0])
+    loss = F.multi_label_soft_margin_loss(x, y)
+    loss.backward()
+    return {"mean": loss, "grad": x.grad, "none": F.multi_label_soft_margin_loss(x, y, reduction="none"),
+            "sum weighted": F.multi_label_soft_margin_loss(x, y, weight=w, reduction="sum"),
+            "layer": paddle.nn.MultiLabelSoftMarginLoss(weight=w)(x, y),
+            "shape mismatch": outcome(lambda: F.multi_label_soft_margin_loss(x, y[:, :3])),
+            "bad reduction": outcome(lambda: F.multi_label_soft_margin_loss(x, y, reduction="avg"))}

@@ -37,7 +37,7 @@ from ...framework.tensor import Tensor
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "square_error_cost", "l1_loss",
            "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
-           "margin_ranking_loss", "hinge_embedding_loss"]
+           "margin_ranking_loss", "hinge_embedding_loss", "dice_loss", "multi_label_soft_margin_loss"]
 
 
 # ---- shared checks and reductions ----------------------------------------------------------------
@@ -405,3 +405,42 @@ def hinge_embedding_loss(input, label, margin: float = 1.0, reduction: str = "me
     zero = zeros_like(input)
     loss = where(label == 1.0, input, zero) + where(label == -1.0, relu(margin - input), zero)
     return _reduce(loss, reduction)
+
+
+def dice_loss(input, label, epsilon: float = 0.00001, name=None) -> Tensor:
+    """1 - 2 |X & Y| / (|X| + |Y|), averaged over the batch: input holds class probabilities [N, ..., C],
+    label the class ids [N, ..., 1]; the sums run over every dim but the batch (Paddle's formula)."""
+    from ...framework.ops.indexing import one_hot
+    from ...framework.ops.manipulation import squeeze
+    op = "dice_loss"
+    input = _float_input(op, "input", input)
+    label = as_tensor(op, "label", label)
+    if label.dtype.name not in ("int32", "int64"):
+        raise invalid_argument(op, f"label has dtype {label.dtype.name}, expected int32 or int64 (class ids).")
+    if input.ndim < 2:
+        raise invalid_argument(op, f"input has shape {input.shape}; expected at least 2-D [N, ..., C].")
+    if label.ndim != input.ndim or label.shape[-1] != 1 or label.shape[:-1] != input.shape[:-1]:
+        raise invalid_argument(op, f"label has shape {label.shape}, expected {input.shape[:-1] + [1]} (input's "
+                                   f"shape {input.shape} with a last dim of 1).")
+    target = one_hot(squeeze(label, [-1]), input.shape[-1])
+    dims = list(range(1, input.ndim))
+    intersection = reduce_sum(input * target, axis=dims)
+    denominator = reduce_sum(input, axis=dims) + reduce_sum(target, axis=dims)
+    return mean(1 - intersection * 2 / (denominator + epsilon))
+
+
+def multi_label_soft_margin_loss(input, label, weight=None, reduction: str = "mean", name=None) -> Tensor:
+    """-(y log sigmoid(x) + (1 - y) log sigmoid(-x)), times weight, averaged over the classes (last dim),
+    then reduced over the batch."""
+    from ...framework.ops.nn_activation import log_sigmoid
+    op = "multi_label_soft_margin_loss"
+    if reduction not in ("sum", "mean", "none"):
+        raise invalid_argument(op, f"reduction got {reduction!r}, expected 'sum', 'mean' or 'none'.")
+    input, label = _float_input(op, "input", input), as_tensor(op, "label", label)
+    if input.shape != label.shape:
+        raise invalid_argument(op, f"input has shape {input.shape} but label has shape {label.shape}; expected "
+                                   "the same shape.")
+    loss = -(label * log_sigmoid(input) + (1 - label) * log_sigmoid(-input))
+    if weight is not None:
+        loss = loss * as_tensor(op, "weight", weight)
+    return _reduce(mean(loss, axis=-1), reduction)

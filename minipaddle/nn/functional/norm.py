@@ -26,7 +26,7 @@ from ...framework.ops.common import as_tensor
 from ...framework.ops.norm import BATCH_NORM, BATCH_NORM_UPDATE, CHANNEL_FIRST, CHANNEL_LAST, GROUP_NORM, LAYER_NORM
 from ...framework.tensor import Tensor
 
-__all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm"]
+__all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "local_response_norm"]
 
 
 def _constant(value: float, size: int, dtype: np.dtype) -> Tensor:
@@ -198,3 +198,39 @@ def instance_norm(x: Tensor, running_mean: Tensor | None = None, running_var: Te
                           epsilon=eps, data_format=data_format, use_global_stats=True)
     channels = x._data.shape[-1] if data_format in CHANNEL_LAST else x._data.shape[1]
     return group_norm(x, channels, eps, weight, bias, data_format)
+
+
+_LRN_FORMATS = ("NCL", "NLC", "NCHW", "NHWC", "NCDHW", "NDHWC")
+
+
+def local_response_norm(x: Tensor, size: int, alpha: float = 0.0001, beta: float = 0.75, k: float = 1.0,
+                        data_format: str = "NCHW", name: str | None = None) -> Tensor:
+    """Normalize each value by the squares of its neighbours across channels (AlexNet's LRN):
+
+        out[c] = x[c] / (k + alpha / size * sum of x[j]^2 for j in [c - size//2, c + (size-1)//2]) ** beta
+
+    Composed of existing ops (as Paddle composes it from pad + avg_pool), so its gradient comes from them.
+    """
+    from ...framework.ops.joining import pad
+    op = "local_response_norm"
+    x = as_tensor(op, "x", x)
+    if data_format not in _LRN_FORMATS:
+        raise invalid_argument(op, f"data_format got {data_format!r}, expected one of {list(_LRN_FORMATS)}.")
+    if x.ndim < 3:
+        raise invalid_argument(op, f"x has shape {x.shape}; expected 3-D or higher input ({data_format}).")
+    if any(s <= 0 for s in x.shape[1:]):
+        raise invalid_argument(op, f"x has shape {x.shape}; every dim but the batch must be larger than 0.")
+    if isinstance(size, bool) or not isinstance(size, Integral) or size < 1:
+        raise invalid_argument(op, f"size must be an int >= 1, got {size!r}.")
+    axis = x.ndim - 1 if data_format[-1] == "C" else 1
+    widths = [0] * (2 * x.ndim)
+    widths[2 * axis], widths[2 * axis + 1] = size // 2, (size - 1) // 2
+    squares = pad(x * x, widths)          # zeros beyond the first and last channel
+    channels = x.shape[axis]
+    window = None
+    for start in range(size):             # sum of `size` shifted copies: each channel's neighbourhood
+        index = [slice(None)] * x.ndim
+        index[axis] = slice(start, start + channels)
+        part = squares[tuple(index)]
+        window = part if window is None else window + part
+    return x / (window * (alpha / size) + k) ** beta

@@ -11,7 +11,7 @@ from ..functional import loss as F
 from .layers import Layer
 
 __all__ = ["CrossEntropyLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
-           "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss"]
+           "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "MultiLabelSoftMarginLoss"]
 
 
 def _reduction(layer: str, reduction, allowed=("none", "mean", "sum")) -> str:
@@ -180,3 +180,14 @@ class HingeEmbeddingLoss(Layer):
 
     def extra_repr(self) -> str:
         return f"margin={self.margin}, reduction={self.reduction!r}"
+
+
+class MultiLabelSoftMarginLoss(Layer):
+    """F.multi_label_soft_margin_loss as a layer (one sigmoid per class; labels 0/1 per class)."""
+
+    def __init__(self, weight=None, reduction: str = "mean", name=None) -> None:
+        super().__init__()
+        self.weight, self.reduction = weight, _reduction("MultiLabelSoftMarginLoss", reduction)
+
+    def forward(self, input, label):
+        return F.multi_label_soft_margin_loss(input, label, self.weight, self.reduction)

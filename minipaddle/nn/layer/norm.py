@@ -19,7 +19,7 @@ from ..initializer import Constant
 from .layers import Layer
 
 __all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "LayerNorm", "GroupNorm",
-           "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D"]
+           "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D", "LocalResponseNorm"]
 
 
 def _affine_parameters(layer: Layer, shape: list, weight_attr, bias_attr, fixed_when_false: bool) -> None:
@@ -271,3 +271,19 @@ class InstanceNorm3D(_InstanceNormBase):
     def __init__(self, num_features: int, epsilon: float = 1e-05, momentum: float = 0.9, weight_attr=None,
                  bias_attr=None, data_format: str = "NCDHW", name=None) -> None:
         super().__init__(num_features, epsilon, momentum, weight_attr, bias_attr, data_format)
+
+
+class LocalResponseNorm(Layer):
+    """F.local_response_norm as a layer: each value divided by (k + alpha/size * its channel neighbours'
+    squares summed) ** beta."""
+
+    def __init__(self, size: int, alpha: float = 0.0001, beta: float = 0.75, k: float = 1.0,
+                 data_format: str = "NCHW", name: str | None = None) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k, self.data_format = size, alpha, beta, k, data_format
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k, self.data_format)
+
+    def extra_repr(self) -> str:
+        return f"size={self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
