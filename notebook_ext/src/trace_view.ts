@@ -225,7 +225,8 @@ export class TraceView {
   }
 
   private buildTabs(): void {
-    if (this.tabs.length > 1) {
+    // a plain eager trace has no tab bar; anything else names what it shows, even with one tab
+    if (this.tabs.length > 1 || this.tabs[0] !== 'graph') {
       const bar = el('div', 'mp-tabs');
       bar.setAttribute('role', 'tablist');
       for (const name of this.tabs) {

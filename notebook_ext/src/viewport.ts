@@ -189,6 +189,7 @@ export class Viewport implements Zoomable {
       g.removeAttribute('data-cluster-id');
       g.classList.replace('node', 'mp-mini-node');
       g.classList.replace('edge', 'mp-mini-edge');
+      g.classList.replace('cluster', 'mp-mini-cluster');
     });
     clone.setAttribute('viewBox', this.base.join(' '));
     clone.setAttribute('preserveAspectRatio', 'none');

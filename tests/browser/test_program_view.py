@@ -85,13 +85,10 @@ def test_program_tab_pass_diff_and_run_stepping(page, lab, extension) -> None:
     graph = root.locator('[data-testid="mp-program-graph"][data-side="main"]')
     graph.locator("svg g.node[data-node-id]").first.wait_for(state="attached", timeout=RENDER_MS)
 
-    # a document of programs only opens on the Program tab; Graph is there too, and no Profile tab
+    # a document of programs only opens on the Program tab: no empty Graph tab, no Profile tab
     assert "mp-active" in (root.locator('[data-testid="mp-tab-program"]').get_attribute("class") or "")
-    assert root.locator('[data-testid="mp-tab-graph"]').count() == 1
+    assert root.locator('[data-testid="mp-tab-graph"]').count() == 0
     assert root.locator('[data-testid="mp-tab-profile"]').count() == 0
-    root.locator('[data-testid="mp-tab-graph"]').click()
-    assert not root.locator('[data-testid="mp-program-view"]').is_visible()
-    root.locator('[data-testid="mp-tab-program"]').click()
     assert root.locator('[data-testid="mp-program-view"]').is_visible()
 
     # the program the run ran is shown: the optimized one, ops and variables, cond and while bodies as clusters
@@ -104,7 +101,7 @@ def test_program_tab_pass_diff_and_run_stepping(page, lab, extension) -> None:
     assert f"{pid}:b0:op0" in ids and f"{pid}:b0:v:fc_0.w_0" in ids, ids
     assert any(i.startswith(f"{pid}:b1:op") for i in ids) and any(i.startswith(f"{pid}:b4:op") for i in ids), ids
     assert graph.locator("svg g.cluster").count() == 4  # cond: true / false; while: condition / body
-    box = graph.locator("svg").bounding_box() or {"width": 0, "height": 0}
+    box = graph.locator(":scope > svg").bounding_box() or {"width": 0, "height": 0}
     assert box["width"] >= 300 and box["height"] >= 200, f"the program graph is drawn too small: {box}"
 
     # step the run: the first op is current, then each click moves on; a while body's ops come back per iteration
@@ -151,7 +148,8 @@ def test_program_tab_pass_diff_and_run_stepping(page, lab, extension) -> None:
     fused = _texts(after, "svg g.node.mp-fused")
     assert len(fused) == 1 and fused[0].startswith(f"{pid}:b0:op"), fused
     assert not graph.is_visible()
-    after.locator(f'g.node[data-node-id="{fused[0]}"]').click()
+    # (dispatched: the node may lie outside the pane's readable window, which follows the run, not the diff)
+    after.locator(f'g.node[data-node-id="{fused[0]}"]').dispatch_event("click")
     text = " ".join((inspector.text_content() or "").split())
     assert "fused_elementwise" in text and "replaces" in text and "multiply" in text and "add" in text, text
     root.screenshot(path=str(ARTIFACTS / "program-pass-diff.png"), timeout=10_000)
@@ -185,7 +183,7 @@ def test_dy2static_source_and_program_linked(page, lab, extension) -> None:
 
     # an op -> its line: the multiply is `y = x * 2.0`
     multiply = graph.locator("svg g.node", has_text="multiply").first
-    multiply.click()
+    multiply.dispatch_event("click")  # it may lie outside the readable window, which followed the tanh line
     current = original.locator(".mp-source-line.mp-source-current")
     assert current.count() == 1 and "y = x * 2.0" in (current.text_content() or ""), current.all_text_contents()
     text = " ".join((root.locator('[data-testid="mp-program-inspector"]').text_content() or "").split())
