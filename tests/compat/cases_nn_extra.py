@@ -141,3 +141,36 @@ def multi_label_soft_margin_loss(paddle):
             "layer": paddle.nn.MultiLabelSoftMarginLoss(weight=w)(x, y),
             "shape mismatch": outcome(lambda: F.multi_label_soft_margin_loss(x, y[:, :3])),
             "bad reduction": outcome(lambda: F.multi_label_soft_margin_loss(x, y, reduction="avg"))}
+
+
+@case
+def affine_grid(paddle):
+    F = paddle.nn.functional
+    theta = paddle.to_tensor([[[1.0, 0.2, 0.1], [-0.3, 0.9, 0.0]]], stop_gradient=False)
+    grid = F.affine_grid(theta, [1, 2, 3, 4])
+    (grid * _weights(paddle, grid.shape)).sum().backward()
+    theta3 = paddle.to_tensor([[[1.0, 0.0, 0.1, 0.0], [0.0, 0.8, 0.0, 0.2], [0.1, 0.0, 1.0, 0.0]]])
+    return {"align_corners=True": grid, "grad": theta.grad,
+            "align_corners=False": F.affine_grid(theta, [1, 2, 3, 4], align_corners=False),
+            "out_shape tensor": F.affine_grid(theta, paddle.to_tensor([1, 1, 2, 2])),
+            "3-D": F.affine_grid(theta3, [1, 1, 2, 2, 3])}
+
+
+@case
+def grid_sample(paddle):
+    F = paddle.nn.functional
+    x = _ramp(paddle, [1, 2, 3, 4])
+    grid = paddle.to_tensor([[[[-1.0, -1.0], [0.3, 0.2]], [[1.2, 0.9], [-0.55, 1.4]], [[0.05, -0.8], [0.9, -1.3]]]],
+                            stop_gradient=False)
+    out = F.grid_sample(x, grid)
+    (out * _weights(paddle, out.shape)).sum().backward()
+    results = {"bilinear zeros": out, "grad x": x.grad, "grad grid": grid.grad}
+    for mode in ("bilinear", "nearest"):
+        for padding_mode in ("zeros", "border", "reflection"):
+            for align in (True, False):
+                if (mode, padding_mode, align) != ("bilinear", "zeros", True):
+                    results[f"{mode} {padding_mode} {align}"] = F.grid_sample(x, grid.detach(), mode, padding_mode,
+                                                                              align)
+    results["bicubic"] = outcome(lambda: F.grid_sample(x, grid, mode="bicubic"))
+    results["bad padding"] = outcome(lambda: F.grid_sample(x, grid, padding_mode="wrap"))
+    return results

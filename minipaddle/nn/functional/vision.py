@@ -1,6 +1,6 @@
-"""Functional API, spatial rearrangement: unfold / fold (sliding windows <-> columns) and pixel_shuffle /
-pixel_unshuffle. Paddle's argument spellings are turned into the explicit attributes of the ops in
-framework/ops/patches.py.
+"""Functional API, spatial rearrangement and sampling: unfold / fold (sliding windows <-> columns),
+pixel_shuffle / pixel_unshuffle (framework/ops/patches.py) and affine_grid / grid_sample
+(framework/ops/sampling.py). Paddle's argument spellings are turned into the ops' explicit attributes.
 
     >>> F.unfold(paddle.rand([1, 3, 8, 8]), kernel_sizes=3).shape      # doctest: +SKIP
     [1, 27, 36]
@@ -10,11 +10,11 @@ from __future__ import annotations
 from numbers import Integral
 
 from ...framework.errors import invalid_argument, invalid_type
-from ...framework.ops import patches
+from ...framework.ops import patches, sampling
 from ...framework.ops.common import as_tensor
 from ...framework.tensor import Tensor
 
-__all__ = ["unfold", "fold", "pixel_shuffle", "pixel_unshuffle"]
+__all__ = ["unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "affine_grid", "grid_sample"]
 
 
 def _pair(op: str, name: str, value) -> tuple[int, int]:
@@ -71,3 +71,26 @@ def pixel_unshuffle(x: Tensor, downscale_factor: int, data_format: str = "NCHW",
     op = "pixel_unshuffle"
     return patches.pixel_unshuffle(as_tensor(op, "x", x), _factor(op, "downscale_factor", downscale_factor),
                                    data_format)
+
+
+def affine_grid(theta: Tensor, out_shape, align_corners: bool = True, name: str | None = None) -> Tensor:
+    """Sampling positions [N, H, W, 2] (or [N, D, H, W, 3]) for affine matrices theta [N, 2, 3] ([N, 3, 4]).
+
+    out_shape is [N, C, H, W] ([N, C, D, H, W]): a list, or an int Tensor as in Paddle.
+    """
+    op = "affine_grid"
+    if not isinstance(theta, Tensor):
+        raise invalid_type(op, f"theta must be a Tensor, got {type(theta).__name__}.")
+    if isinstance(out_shape, Tensor):
+        out_shape = out_shape.numpy().tolist()
+    if not isinstance(out_shape, (list, tuple)) or not all(isinstance(s, Integral) for s in out_shape):
+        raise invalid_argument(op, f"out_shape got {out_shape!r}, expected a list of ints [N, C, H, W].")
+    return sampling.affine_grid(theta, tuple(int(s) for s in out_shape), bool(align_corners))
+
+
+def grid_sample(x: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
+                align_corners: bool = True, name: str | None = None) -> Tensor:
+    """x [N, C, H, W] read at grid [N, H_out, W_out, 2] ((x, y) in [-1, 1]) -> [N, C, H_out, W_out]."""
+    op = "grid_sample"
+    return sampling.grid_sample(as_tensor(op, "x", x), as_tensor(op, "grid", grid), mode, padding_mode,
+                                bool(align_corners))
