@@ -106,7 +106,7 @@ class LiveTrace:
         """Re-render now (throttling aside). A failure is kept in `error`, never raised into the loop."""
         if self.handle is None or self._busy or (self.error is not None and not final):
             return
-        from .display import trace_bundle
+        from .display import MIME_TYPE, trace_bundle
         self._busy = True
         self._urgent = False
         started = self._clock()
@@ -115,8 +115,11 @@ class LiveTrace:
             if trace is not self._last_trace or final:  # a Recorder hands back the same Trace when unchanged
                 small = trace.to_dict()["recording"]["bytes_used"] <= self.json_max_bytes
                 # while live: plain JSON, no picture (the cheapest update); the final one is what gets saved
+                # metadata tells the front end the loop is still running: it shows the newest step
+                metadata = {} if final else {MIME_TYPE: {"live": True}}
                 self.handle.update(trace_bundle(trace, include_json=final or small, max_rows=LIVE_MAX_ROWS,
-                                                picture=final, compress=None if final else False), raw=True)
+                                                picture=final, compress=None if final else False), raw=True,
+                                   metadata=metadata)
                 self._last_trace = trace
                 self.updates += 1
         except Exception as exc:  # the debugger must never break the program it watches

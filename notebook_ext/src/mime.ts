@@ -26,7 +26,11 @@ export class TraceRenderer extends Widget implements IRenderMime.IRenderer {
     this.view?.dispose();
     const html = model.data['text/html'];
     const text = typeof html === 'string' ? html : Array.isArray(html) ? html.join('') : null;
-    const rendered = renderTrace(model.data[MIME_TYPE], text === null ? null : this.sanitizer.sanitize(text));
+    // a live update (the traced loop still runs) shows the newest step; the final output starts at step 1
+    const meta = model.metadata?.[MIME_TYPE] as { live?: boolean } | undefined;
+    const live = meta !== null && typeof meta === 'object' && meta.live === true;
+    const rendered = renderTrace(model.data[MIME_TYPE], text === null ? null : this.sanitizer.sanitize(text),
+      live ? { start: 'last', live: true } : {});
     this.node.replaceChildren(rendered.node);
     return rendered.ready.then(() => {
       this.view = rendered.view;

@@ -51,6 +51,10 @@ export interface TraceViewOptions {
   budget?: number;
   /** layout function (tests pass a fake); default Graphviz wasm */
   layout?: (dot: string) => Promise<string>;
+  /** the step shown first: the first (default) or the last (a live update of a running loop) */
+  start?: 'first' | 'last';
+  /** a live update: says the loop is still running */
+  live?: boolean;
 }
 
 export class TraceView {
@@ -65,6 +69,7 @@ export class TraceView {
   view: GraphView;
   viewKind: ViewKind;
   private drawnStructure = -1;
+  private live: boolean;
   private open: Set<string>;
   private unfolded = new Set<string>();
   /** the selected node, as a view node id of the drawn graph */
@@ -98,9 +103,11 @@ export class TraceView {
 
   constructor(doc: TraceDocument, options: TraceViewOptions = {}) {
     this.idx = new TraceIndex(doc);
-    this.model = new StepModel(this.idx.steps);
+    this.model = new StepModel(this.idx.steps, options.start === 'last' ? this.idx.steps.length - 1 : 0);
     this.iterations = new Iterations(this.idx);
-    this.sub = this.iterations.subIndex(0);
+    this.iteration = this.iterations.at(this.model.index);
+    this.sub = this.iterations.subIndex(this.iteration);
+    this.live = options.live ?? false;
     this.budget = options.budget ?? DEFAULT_BUDGET;
     this.layout = options.layout ?? layoutSvg;
     this.open = defaultOpen(this.sub);
@@ -202,7 +209,7 @@ export class TraceView {
     this.buildTabs();
     this.node.addEventListener('keydown', e => this.onKey(e));
     this.model.onChange(() => this.update());
-    this.drawnStructure = this.iterations.list[0].structure;
+    this.drawnStructure = this.iterations.list[this.iteration].structure;
     this.ready = this.draw();
     this.update();
     const preferred: TabName = doc.profile ? 'profile' : !eager && this.tabs.includes('program') ? 'program' : 'graph';
@@ -456,7 +463,8 @@ export class TraceView {
   // ---- drawing -------------------------------------------------------------------------------
   private async draw(): Promise<void> {
     const token = ++this.renderToken;
-    this.notesEl.textContent = [...this.nanNote(), ...this.view.notes].join(' ');
+    const live = this.live ? ['Live: the cell is still running; this view follows its newest step.'] : [];
+    this.notesEl.textContent = [...live, ...this.nanNote(), ...this.view.notes].join(' ');
     this.graphEl.classList.add('mp-busy');
     let text: string;
     try {

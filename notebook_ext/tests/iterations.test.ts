@@ -129,3 +129,15 @@ describe('the debugger on a training run', () => {
     expect(v.node.textContent).toMatch(/fc1\.weight/);
   });
 });
+
+describe('a live update', () => {
+  it('opens on the newest step and says the loop is still running', async () => {
+    const v = new TraceView(doc(), { start: 'last', live: true });
+    document.body.replaceChildren(v.node);
+    await v.ready;
+    expect(v.model.index).toBe(v.model.length - 1);
+    expect(q(v, '[data-testid="mp-iteration"]').textContent).toMatch(/^iteration 5 of 5/);
+    expect(v.node.querySelector('.mp-notes')?.textContent).toMatch(/still running/);
+    expect(current(v).length).toBe(1);
+  });
+});

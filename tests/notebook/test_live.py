@@ -25,14 +25,16 @@ class FakeHandle:
     def __init__(self, clock: FakeClock, cost: float = 0.0) -> None:
         self.clock, self.cost = clock, cost
         self.updates: list[dict] = []
+        self.metadata: list[dict] = []
         self.fail = False
 
-    def update(self, bundle: dict, raw: bool = False) -> None:
+    def update(self, bundle: dict, raw: bool = False, metadata: dict | None = None) -> None:
         assert raw
         if self.fail:
             raise RuntimeError("front end went away")
         self.clock.now += self.cost  # rendering takes this long
         self.updates.append(bundle)
+        self.metadata.append(metadata or {})
 
 
 class FakeDisplay:
@@ -73,6 +75,8 @@ def test_updates_follow_the_clock_not_the_ops(clock):
         ops_seen = [int(b["text/plain"].split(": ")[1].split(" ops")[0]) for b in screen.handle.updates]
         assert ops_seen == [503, 506, 509]  # each shows the trace as it was then: the graph grows
     assert live.updates == 4  # the final update, with everything
+    # while the loop runs the front end is told so (it then follows the newest step); the final one is plain
+    assert screen.handle.metadata == [{MIME_TYPE: {"live": True}}] * 3 + [{}]
     final = screen.handle.updates[-1]
     assert json.loads(final[MIME_TYPE])["graph"]["forward"]["nodes"][-1]["step"] == 509
     assert live._on_event not in instrument.subscribers
