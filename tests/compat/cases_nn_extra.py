@@ -174,3 +174,27 @@ def grid_sample(paddle):
     results["bicubic"] = outcome(lambda: F.grid_sample(x, grid, mode="bicubic"))
     results["bad padding"] = outcome(lambda: F.grid_sample(x, grid, padding_mode="wrap"))
     return results
+
+
+@case
+def ctc_loss(paddle):
+    F = paddle.nn.functional
+    logits = _ramp(paddle, [5, 2, 4])
+    labels = paddle.to_tensor([[1, 2, 2], [3, 0, 0]], dtype="int32")
+    input_lengths = paddle.to_tensor([5, 4], dtype="int64")
+    label_lengths = paddle.to_tensor([3, 1], dtype="int64")
+    loss = F.ctc_loss(logits, labels, input_lengths, label_lengths)
+    loss.backward()
+    normed = _ramp(paddle, [5, 2, 4])
+    F.ctc_loss(normed, labels, input_lengths, label_lengths, reduction="sum", norm_by_times=True).backward()
+    short = paddle.to_tensor([2, 4], dtype="int64")
+    return {"mean": loss, "grad": logits.grad,
+            "none": F.ctc_loss(logits, labels, input_lengths, label_lengths, reduction="none"),
+            "sum": F.ctc_loss(logits, labels, input_lengths, label_lengths, reduction="sum"),
+            "log_softmax input": F.ctc_loss(F.log_softmax(logits, axis=-1), labels, input_lengths, label_lengths),
+            "blank=3": F.ctc_loss(logits, paddle.to_tensor([[1, 2, 0], [2, 0, 0]], dtype="int32"), input_lengths,
+                                  label_lengths, blank=3, reduction="none"),
+            "norm_by_times grad": normed.grad,
+            "layer": paddle.nn.CTCLoss(reduction="sum")(logits, labels, input_lengths, label_lengths),
+            "too short, zero_infinity": F.ctc_loss(logits, labels, short, label_lengths, reduction="none",
+                                                   zero_infinity=True)}

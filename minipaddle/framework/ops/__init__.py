@@ -14,7 +14,7 @@
     counting      unique, bincount, histogram, searchsorted, bucketize
 
 Ops of `paddle.nn.functional` (not in the top-level namespace): nn_ops (linear, dropout, embedding,
-...), norm, conv, conv3d, pooling, pooling3d, loss, patches (unfold, fold, pixel_shuffle),
+...), norm, conv, conv3d, pooling, pooling3d, loss, ctc (warpctc), patches (unfold, fold, pixel_shuffle),
 sampling (affine_grid, grid_sample).
 
 `describe("matmul")` shows a learner everything about one op.
@@ -24,13 +24,13 @@ from __future__ import annotations
 import inspect
 
 from ..registry import OPS, get_op
-from . import (activation, building, compare, conv, conv3d, counting, cumulative, elementwise, indexing,  # noqa: F401
+from . import (activation, building, compare, conv, conv3d, counting, ctc, cumulative, elementwise, indexing,  # noqa: F401
                linalg, loss, manipulation, nn_ops, norm, patches, pooling, pooling3d, reduction, sampling,
                softmax, sorting)
 
 FAMILIES = (elementwise, activation, compare, reduction, softmax, manipulation, indexing, linalg, sorting,
             cumulative, building, counting)
-NN_FAMILIES = (nn_ops, norm, conv, conv3d, pooling, pooling3d, loss, patches, sampling)
+NN_FAMILIES = (nn_ops, norm, conv, conv3d, pooling, pooling3d, loss, ctc, patches, sampling)
 
 
 def list_ops() -> list[str]:

@@ -37,7 +37,8 @@ from ...framework.tensor import Tensor
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "square_error_cost", "l1_loss",
            "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
-           "margin_ranking_loss", "hinge_embedding_loss", "dice_loss", "multi_label_soft_margin_loss"]
+           "margin_ranking_loss", "hinge_embedding_loss", "dice_loss", "multi_label_soft_margin_loss",
+           "ctc_loss"]
 
 
 # ---- shared checks and reductions ----------------------------------------------------------------
@@ -444,3 +445,26 @@ def multi_label_soft_margin_loss(input, label, weight=None, reduction: str = "me
     if weight is not None:
         loss = loss * as_tensor(op, "weight", weight)
     return _reduce(mean(loss, axis=-1), reduction)
+
+
+def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank: int = 0, reduction: str = "mean",
+             norm_by_times: bool = False, zero_infinity: bool = False) -> Tensor:
+    """CTC loss of unsegmented sequences (framework/ops/ctc.py). log_probs [T, N, C] are softmaxed inside
+    (as Paddle's warpctc does, so raw logits and log-softmax outputs give the same loss), labels [N, S]
+    padded class ids, input_lengths / label_lengths [N]. "mean" divides each loss by its label length
+    before averaging, as Paddle does."""
+    from ...framework.ops.ctc import warpctc
+    from ...framework.ops.compare import isinf
+    from ...framework.ops.manipulation import squeeze
+    op = "ctc_loss"
+    if reduction not in ("mean", "sum", "none"):
+        raise invalid_argument(op, f"reduction got {reduction!r}, expected 'mean', 'sum' or 'none'.")
+    log_probs, labels = as_tensor(op, "log_probs", log_probs), as_tensor(op, "labels", labels)
+    input_lengths = as_tensor(op, "input_lengths", input_lengths)
+    label_lengths = as_tensor(op, "label_lengths", label_lengths)
+    loss = squeeze(warpctc(log_probs, labels, input_lengths, label_lengths, int(blank), bool(norm_by_times)), [-1])
+    if zero_infinity:
+        loss = where(isinf(loss), zeros_like(loss), loss)
+    if reduction == "mean":
+        return mean(loss / cast(label_lengths, loss.dtype))
+    return reduce_sum(loss) if reduction == "sum" else loss

@@ -11,7 +11,7 @@ from ..functional import loss as F
 from .layers import Layer
 
 __all__ = ["CrossEntropyLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
-           "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "MultiLabelSoftMarginLoss"]
+           "KLDivLoss", "MarginRankingLoss", "HingeEmbeddingLoss", "MultiLabelSoftMarginLoss", "CTCLoss"]
 
 
 def _reduction(layer: str, reduction, allowed=("none", "mean", "sum")) -> str:
@@ -191,3 +191,15 @@ class MultiLabelSoftMarginLoss(Layer):
 
     def forward(self, input, label):
         return F.multi_label_soft_margin_loss(input, label, self.weight, self.reduction)
+
+
+class CTCLoss(Layer):
+    """F.ctc_loss as a layer: forward(log_probs, labels, input_lengths, label_lengths, norm_by_times=False)."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
+        super().__init__()
+        self.blank, self.reduction, self.zero_infinity = blank, _reduction("CTCLoss", reduction), zero_infinity
+
+    def forward(self, log_probs, labels, input_lengths, label_lengths, norm_by_times: bool = False):
+        return F.ctc_loss(log_probs, labels, input_lengths, label_lengths, self.blank, self.reduction,
+                          norm_by_times=norm_by_times, zero_infinity=self.zero_infinity)
