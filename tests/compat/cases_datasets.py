@@ -71,3 +71,71 @@ def cifar100_reads_the_fine_labels(paddle):
         train = paddle.vision.datasets.Cifar100(data_file=path, mode="train", backend="cv2")
         test = paddle.vision.datasets.Cifar100(data_file=path, mode="test", backend="cv2")
         return {"len": [len(train), len(test)], "train[1]": _sample(train[1]), "test[0]": _sample(test[0])}
+
+
+@case
+def uci_housing_normalizes_and_splits(paddle):
+    rows = (np.sin(np.arange(10 * 14) * 0.37) * 10 + 20).reshape(10, 14)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "housing.data")
+        with open(path, "w") as f:
+            for row in rows:
+                f.write(" ".join(f"{v:.5f}" for v in row) + "\n")
+        train = paddle.text.datasets.UCIHousing(data_file=path, mode="train")
+        test = paddle.text.UCIHousing(data_file=path, mode="test")
+        return {"len": [len(train), len(test)], "train[0]": list(train[0]), "test[1]": list(test[1])}
+
+
+def _imdb_archive(folder):
+    reviews = {"aclImdb/train/pos/0_9.txt": b"A great, great movie! Loved it.\n",
+               "aclImdb/train/neg/1_2.txt": b"Bad movie; a waste. Bad bad.",
+               "aclImdb/train/pos/2_8.txt": b"Great acting and a great story",
+               "aclImdb/test/neg/3_1.txt": b"Not great: bad.",
+               "aclImdb/test/pos/4_10.txt": b"loved the story.",
+               "aclImdb/train/unsup/5_0.txt": b"ignored review words words words",
+               "aclImdb/README": b"readme words"}
+    path = os.path.join(folder, "aclImdb_v1.tar.gz")
+    with tarfile.open(path, "w:gz") as tar:
+        for name, text in reviews.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(text)
+            tar.addfile(info, io.BytesIO(text))
+    return path
+
+
+@case
+def imdb_tokenizes_and_builds_its_dictionary(paddle):
+    with tempfile.TemporaryDirectory() as folder:
+        path = _imdb_archive(folder)
+        train = paddle.text.datasets.Imdb(data_file=path, mode="train", cutoff=1)
+        test = paddle.text.Imdb(data_file=path, mode="test", cutoff=0)
+        words = sorted((k.decode() if isinstance(k, bytes) else k, v) for k, v in train.word_idx.items())
+        return {"len": [len(train), len(test)], "word_idx": [list(w) for w in words],
+                "train": [list(train[i]) for i in range(len(train))], "test": [list(test[i]) for i in range(len(test))]}
+
+
+def _movielens_zip(folder):
+    movies = "1::Toy Story (1995)::Animation|Children's|Comedy\n2::Jumanji (1995)::Adventure|Children's\n" \
+             "3::Grumpier Old Men (1995)::Comedy|Romance\n"
+    users = "1::F::1::10::48067\n2::M::56::16::70072\n3::M::25::15::55117\n"
+    ratings = "".join(f"{1 + i % 3}::{1 + (i * 2) % 3}::{1 + i % 5}::97830{i}\n" for i in range(12))
+    path = os.path.join(folder, "ml-1m.zip")
+    import zipfile
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("ml-1m/movies.dat", movies.encode("latin"))
+        z.writestr("ml-1m/users.dat", users.encode("latin"))
+        z.writestr("ml-1m/ratings.dat", ratings.encode("latin"))
+    return path
+
+
+@case
+def movielens_samples_and_split(paddle):
+    with tempfile.TemporaryDirectory() as folder:
+        path = _movielens_zip(folder)
+        out = {}
+        for mode in ("train", "test"):
+            data = paddle.text.datasets.Movielens(data_file=path, mode=mode, test_ratio=0.4, rand_seed=3)
+            # category and title-word ids are Python set order in Paddle: compare how many, not which
+            out[mode] = [[list(s[0]), list(s[1]), list(s[2]), list(s[3]), list(s[4]), len(s[5]), len(s[6]), list(s[7])]
+                         for s in (data[i] for i in range(len(data)))]
+        return out

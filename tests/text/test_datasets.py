@@ -1,0 +1,102 @@
+"""paddle.text datasets from tiny files of the real formats: what a sample is, the dictionaries and splits,
+and clear errors when a file is absent or not what it should be. Paddle's own answers are in
+tests/compat/cases_datasets.py."""
+from __future__ import annotations
+
+import io
+import tarfile
+import zipfile
+
+import numpy as np
+import pytest
+
+import minipaddle as paddle
+from minipaddle.framework.errors import InvalidArgument
+from minipaddle.text.datasets import Imdb, Movielens, UCIHousing
+from minipaddle.vision.datasets import DatasetFileNotFound
+
+
+def test_uci_housing_normalizes_each_feature_by_its_range(tmp_path):
+    rows = np.arange(5 * 14, dtype=float).reshape(5, 14) ** 1.5
+    path = tmp_path / "housing.data"
+    path.write_text("\n".join(" ".join(str(v) for v in row) for row in rows))
+    train, test = UCIHousing(str(path)), UCIHousing(str(path), mode="test")
+    assert (len(train), len(test)) == (4, 1)
+    features, price = test[0]
+    want = (rows[4, :13] - rows[:, :13].mean(0)) / (rows[:, :13].max(0) - rows[:, :13].min(0))
+    np.testing.assert_allclose(features, want.astype("float32"), rtol=1e-6)
+    assert price.shape == (1,) and price.dtype == np.float32 and price[0] == pytest.approx(rows[4, 13])
+    assert paddle.text.UCIHousing is UCIHousing
+
+
+def test_uci_housing_refuses_a_ragged_file(tmp_path):
+    path = tmp_path / "housing.data"
+    path.write_text("1 2 3\n4 5\n")
+    with pytest.raises(InvalidArgument, match="holds 5 numbers, expected a multiple of 14"):
+        UCIHousing(str(path))
+
+
+def _tar(path, files):
+    with tarfile.open(path, "w:gz") as tar:
+        for name, text in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(text)
+            tar.addfile(info, io.BytesIO(text))
+    return str(path)
+
+
+def test_imdb_words_labels_and_unknowns(tmp_path):
+    path = _tar(tmp_path / "aclImdb_v1.tar.gz", {
+        "aclImdb/train/pos/1.txt": b"Good, good film.", "aclImdb/train/neg/2.txt": b"Bad film!",
+        "aclImdb/test/pos/3.txt": b"good plot"})
+    data = Imdb(path, cutoff=1)
+    assert data.word_idx == {b"good": 0, b"film": 1, "<unk>": 2}
+    ids, label = data[0]
+    assert ids.tolist() == [0, 0, 1] and label.tolist() == [0]          # positive reviews are label 0
+    assert data[1][0].tolist() == [2, 1] and data[1][1].tolist() == [1]
+    assert len(Imdb(path, mode="test", cutoff=1)) == 1
+    with pytest.raises(InvalidArgument, match="no word of .* occurs more than cutoff=150"):
+        Imdb(path)
+
+
+def _movielens(path, ratings):
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("ml-1m/movies.dat", "1::Toy Story (1995)::Animation|Comedy\n2::Heat (1995)::Action\n")
+        z.writestr("ml-1m/users.dat", "1::F::18::3::1\n2::M::56::7::2\n")
+        z.writestr("ml-1m/ratings.dat", ratings)
+    return str(path)
+
+
+def test_movielens_samples_and_a_reproducible_split(tmp_path):
+    lines = "".join(f"{1 + i % 2}::{1 + i % 2}::{1 + i % 5}::0\n" for i in range(20))
+    path = _movielens(tmp_path / "ml-1m.zip", lines)
+    global_state = np.random.get_state()[1].copy()
+    train = Movielens(path, test_ratio=0.3, rand_seed=5)
+    np.testing.assert_array_equal(np.random.get_state()[1], global_state)    # numpy's global generator untouched
+    test = Movielens(path, mode="test", test_ratio=0.3, rand_seed=5)
+    draws = np.random.RandomState(5).random_sample(20)
+    assert len(test) == int((draws < 0.3).sum()) and len(train) + len(test) == 20
+    user, gender, age, job, movie, categories, title, score = train[0]
+    assert user.tolist() in ([1], [2]) and gender.tolist() == [1 - (user[0] - 1)]
+    assert {1: [1], 2: [6]}[int(user[0])] == age.tolist()                 # age bucket: index in AGE_TABLE
+    assert train.categories_dict == {"Action": 0, "Animation": 1, "Comedy": 2}
+    assert train.movie_title_dict == {"heat": 0, "story": 1, "toy": 2}
+    assert score.dtype == np.float64 and score[0] in (-3.0, -1.0, 1.0, 3.0, 5.0)
+
+
+def test_movielens_and_imdb_refuse_wrong_archives(tmp_path):
+    with zipfile.ZipFile(tmp_path / "x.zip", "w") as z:
+        z.writestr("other.txt", "x")
+    with pytest.raises(InvalidArgument, match="has no ml-1m/movies.dat"):
+        Movielens(str(tmp_path / "x.zip"))
+    (tmp_path / "bad.tar.gz").write_bytes(b"not a tar")
+    with pytest.raises(InvalidArgument, match="is not a readable tar archive"):
+        Imdb(str(tmp_path / "bad.tar.gz"))
+
+
+@pytest.mark.parametrize("make, filename", [(UCIHousing, "uci_housing/housing.data"), (Imdb, "imdb/aclImdb_v1.tar.gz"),
+                                            (Movielens, "sentiment/ml-1m.zip")])
+def test_absent_files_say_where_to_put_them(tmp_path, monkeypatch, make, filename):
+    monkeypatch.setenv("MINIPADDLE_DATA_HOME", str(tmp_path))
+    with pytest.raises(DatasetFileNotFound, match=f"{filename} was not found; minipaddle never downloads"):
+        make()
