@@ -182,6 +182,15 @@ def test_a_training_loop_is_one_iteration_at_a_time_and_legible(page, lab, exten
     spark.click(position={"x": box["width"] - 3, "y": box["height"] / 2})
     assert "iteration 20 of 20" in root.locator('[data-testid="mp-iteration"]').text_content()
 
+    # the README's picture: a backward step in the middle of the run
+    spark.click(position={"x": box["width"] / 2, "y": box["height"] / 2})
+    for _ in range(12):
+        if "backward" in (root.locator('[data-testid="mp-step-label"]').text_content() or ""):
+            break
+        root.press("ArrowRight")
+    assert "backward" in root.locator('[data-testid="mp-step-label"]').text_content()
+    _shot(root, "debugger-training.png")
+
     # names: a weight is found by its state_dict key, and shows no gradient during the forward pass
     click(root, "mp-reset")
     search = root.locator('[data-testid="mp-search"]')
