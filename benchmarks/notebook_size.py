@@ -75,7 +75,7 @@ def live_update_ms(rec, step) -> dict:
     from minipaddle.notebook.live import LiveTrace
 
     class Handle:
-        def update(self, bundle, raw=True):
+        def update(self, bundle, raw=True, metadata=None):
             self.bundle = bundle
 
     live = LiveTrace(rec, display=lambda *a, **k: Handle())
