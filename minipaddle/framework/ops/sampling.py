@@ -154,9 +154,10 @@ def _corners(ix: np.ndarray, iy: np.ndarray, h: int, w: int):
 
 
 def _positions(x, grid, padding_mode, align_corners):
+    """Pixel coordinates in the grid's own dtype: float32 grids round (and tie) as Paddle's kernel does."""
     n, c, h, w = x.shape
-    ix, sx = _source_coords(grid[..., 0].astype(np.float64), w, padding_mode, align_corners)
-    iy, sy = _source_coords(grid[..., 1].astype(np.float64), h, padding_mode, align_corners)
+    ix, sx = _source_coords(grid[..., 0], w, padding_mode, align_corners)
+    iy, sy = _source_coords(grid[..., 1], h, padding_mode, align_corners)
     return ix.reshape(n, -1), iy.reshape(n, -1), sx.reshape(n, -1), sy.reshape(n, -1)
 
 

@@ -4,5 +4,9 @@ from __future__ import annotations
 from . import functional  # noqa: F401
 from .transforms import *  # noqa: F401,F403
 from .transforms import __all__ as _transforms_all
+from .augment import *  # noqa: F401,F403,E402
+from .augment import __all__ as _augment_all
+from .adjust import (adjust_brightness, adjust_contrast, adjust_hue, adjust_saturation, erase,  # noqa: F401
+                     rotate, to_grayscale)
 
-__all__ = [*_transforms_all, "functional"]
+__all__ = [*_transforms_all, *_augment_all, "functional"]

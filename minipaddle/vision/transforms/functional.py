@@ -246,3 +246,11 @@ def vflip(img):
     """Mirror top-bottom."""
     a, was_tensor = to_hwc("vflip", img)
     return from_hwc(a[::-1], was_tensor)
+
+
+# colour and geometry adjustments (adjust.py) are part of Paddle's functional namespace too
+from .adjust import (adjust_brightness, adjust_contrast, adjust_hue, adjust_saturation, erase,  # noqa: E402,F401
+                     rotate, to_grayscale)
+
+__all__ += ["adjust_brightness", "adjust_contrast", "adjust_saturation", "adjust_hue", "to_grayscale", "rotate",
+            "erase"]
