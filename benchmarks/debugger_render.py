@@ -249,8 +249,11 @@ def sizes(path: Path) -> dict:
             # as stored in the file: a string value is JSON-escaped there
             parts[mime] = parts.get(mime, 0) + len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
             if mime == lab_page.MIME:
-                stored_as = "a JSON string" if isinstance(value, str) else "a JSON object"
-                trace = json.loads(value) if isinstance(value, str) else value
+                compressed = isinstance(value, str) and not value.lstrip().startswith("{")
+                stored_as = ("gzip'ed JSON (base64)" if compressed else "a JSON string") if isinstance(value, str) \
+                    else "a JSON object"
+                from minipaddle.notebook.display import bundle_document
+                trace = bundle_document({mime: value})
                 sections = {key: len(json.dumps(part, separators=(",", ":"))) for key, part in trace.items()}
     return {"notebook_mb": len(saved) / 1e6, "adds_mb": (len(saved) - without) / 1e6,
             "parts_mb": {m: n / 1e6 for m, n in parts.items()},
