@@ -12,7 +12,7 @@
  * A click on a chart selects that layer's node at that iteration in the Graph tab.
  */
 import { Health, HealthLayer, HealthParam } from './schema';
-import { lineChart, short } from './charts';
+import { lineChart, short, yRange } from './charts';
 import { el } from './format';
 
 const W = 220;
@@ -39,7 +39,21 @@ function caption(parts: [string, string][]): HTMLDivElement {
   return row;
 }
 
-function layerCard(l: HealthLayer, current: number, changes: number[], pick: HealthPick): HTMLDivElement {
+/** One y range (in data units) for a quantity over every layer or weight: charts side by side then compare
+ * at a glance (a gradient that shrinks layer by layer is visibly lower in each next chart). */
+function sharedRange(lists: (number | null)[][], log: boolean): [number, number] | undefined {
+  const [lo, hi] = yRange(lists.map(values => ({ values, cls: '', label: '' })), log);
+  if (!lists.some(l => l.some(v => v !== null))) return undefined;
+  return log ? [10 ** lo, 10 ** hi] : [lo, hi];
+}
+
+interface Shared {
+  grad?: [number, number];
+  ratio?: [number, number];
+  gradNorm?: [number, number];
+}
+
+function layerCard(l: HealthLayer, current: number, changes: number[], pick: HealthPick, shared: Shared): HTMLDivElement {
   const c = card(l.name || l.path, `${l.kind ?? 'layer'} · ${l.path}`, 'mp-health-layer');
   c.dataset.layer = l.path;
   const at = (k: number) => pick(l.node[k] ?? null, k, l.path);
@@ -57,23 +71,23 @@ function layerCard(l: HealthLayer, current: number, changes: number[], pick: Hea
   if (l.grad_std.some(v => v !== null)) {
     c.appendChild(caption([['mp-key mp-line-grad', `gradient std ${short(last(l.grad_std, current))}`]]));
     c.appendChild(lineChart([{ values: l.grad_std, cls: 'mp-line-grad', label: 'gradient std' }],
-      { width: W, height: H * 0.7, log: true, current, changes, title: `${l.path}: std of the gradient reaching its output (log scale)`, onPick: at }));
+      { width: W, height: H * 0.7, log: true, range: shared.grad, current, changes, title: `${l.path}: std of the gradient reaching its output (log scale, the same for every layer)`, onPick: at }));
   }
   return c;
 }
 
-function paramCard(p: HealthParam, current: number, changes: number[], pick: HealthPick): HTMLDivElement {
+function paramCard(p: HealthParam, current: number, changes: number[], pick: HealthPick, shared: Shared): HTMLDivElement {
   const title = p.name ?? p.paddle_name ?? p.tensor ?? '?';
   const c = card(title, p.paddle_name && p.paddle_name !== title ? p.paddle_name : (p.layer ?? ''), 'mp-health-param');
   c.dataset.param = title;
   const at = (k: number) => pick(p.tensor, k, p.layer);
   c.appendChild(caption([['mp-key mp-line-ratio', `update / weight ${short(last(p.update_ratio, current))}`]]));
   c.appendChild(lineChart([{ values: p.update_ratio, cls: 'mp-line-ratio', label: 'update / weight' }],
-    { width: W, height: H, log: true, current, changes, refs: [{ y: 1e-3, label: 'about 1e-3 is typical' }],
+    { width: W, height: H, log: true, range: shared.ratio, current, changes, refs: [{ y: 1e-3, label: 'about 1e-3 is typical' }],
       title: `${title}: |update| / |weight| per step (log scale; the line is 1e-3)`, onPick: at }));
   c.appendChild(caption([['mp-key mp-line-grad', `gradient norm ${short(last(p.grad_norm, current))}`]]));
   c.appendChild(lineChart([{ values: p.grad_norm, cls: 'mp-line-grad', label: 'gradient norm' }],
-    { width: W, height: H * 0.7, log: true, current, changes, title: `${title}: gradient norm (log scale)`, onPick: at }));
+    { width: W, height: H * 0.7, log: true, range: shared.gradNorm, current, changes, title: `${title}: gradient norm (log scale)`, onPick: at }));
   return c;
 }
 
@@ -87,21 +101,27 @@ export function renderHealth(out: HTMLElement, health: Health, iterations: numbe
   const head = el('div', 'mp-health-head');
   head.appendChild(el('p', undefined,
     `Each small chart is one layer or one weight over the ${iterations} iterations; the vertical line is the current ` +
-    'iteration, and a click on a chart opens that layer at that iteration in the Graph tab. Saturated tanh/sigmoid ' +
+    'iteration, and a click on a chart opens that layer at that iteration in the Graph tab. Gradient and update charts ' +
+    'share one log scale across layers, so they compare at a glance. Saturated tanh/sigmoid ' +
     'outputs and dead ReLUs pass (almost) no gradient; a gradient spread that shrinks layer by layer towards the input ' +
     'is vanishing, one that grows is exploding; an update / weight ratio far above 1e-3 means the learning rate is ' +
     'too high, far below means too low.'));
   out.appendChild(head);
+  const shared: Shared = {
+    grad: sharedRange(health.layers.map(l => l.grad_std), true),
+    ratio: sharedRange(health.params.map(p => [...p.update_ratio, 1e-3]), true),
+    gradNorm: sharedRange(health.params.map(p => p.grad_norm), true)
+  };
   const acts = el('div', 'mp-health-grid');
   acts.dataset.testid = 'mp-health-layers';
-  for (const l of health.layers) acts.appendChild(layerCard(l, current, changes, pick));
+  for (const l of health.layers) acts.appendChild(layerCard(l, current, changes, pick, shared));
   if (health.layers.length) {
     out.appendChild(el('h4', 'mp-health-section', 'Activations and gradients, per layer'));
     out.appendChild(acts);
   }
   const params = el('div', 'mp-health-grid');
   params.dataset.testid = 'mp-health-params';
-  for (const p of health.params) params.appendChild(paramCard(p, current, changes, pick));
+  for (const p of health.params) params.appendChild(paramCard(p, current, changes, pick, shared));
   if (health.params.length) {
     out.appendChild(el('h4', 'mp-health-section', 'Updates, per weight'));
     out.appendChild(params);

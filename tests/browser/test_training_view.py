@@ -246,6 +246,18 @@ def test_lenet_nan_profile_and_pass_diff_are_legible(page, lab, extension) -> No
     assert table.bounding_box()["y"] < timeline.bounding_box()["y"], "the operator table should come first"
     _shot(profile, "profile-opens-on-table.png")
 
+    # no tab is empty: every tab of every output shows something to read
+    content = {"graph": '[data-testid="mp-graph"] > svg g.node', "health": '[data-testid="mp-health-layer"]',
+               "program": '[data-testid="mp-program-graph"] > svg g.node', "profile": '[data-testid="mp-profile-row"]'}
+    for i in range(roots.count()):
+        root = roots.nth(i)
+        tabs = root.locator('[role="tab"]')
+        for name in [tabs.nth(k).get_attribute("data-testid").removeprefix("mp-tab-") for k in range(tabs.count())]:
+            root.locator(f'[data-testid="mp-tab-{name}"]').click()
+            shown = root.locator(f'.mp-pane-{name} {content[name]}').first
+            shown.wait_for(state="attached", timeout=RENDER_MS)
+            assert root.locator(f'.mp-pane-{name}').is_visible(), f"output {i}: the {name} tab shows nothing"
+
     program = roots.nth(PROGRAM)
     program.locator('[data-testid="mp-program-graph"] > svg g.node').first.wait_for(state="attached", timeout=RENDER_MS)
     assert program.locator('[role="tab"][data-testid="mp-tab-graph"]').count() == 0, "show_program shows an empty Graph tab"
