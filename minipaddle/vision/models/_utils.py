@@ -29,9 +29,10 @@ def refuse_pretrained(arch: str) -> None:
              f"Paddle 3.3.1 has no pretrained weights for {arch!r} either")
     raise unimplemented(
         arch, f"pretrained=True: no weights are downloaded in this build of minipaddle ({where}).",
-        hint="build the model with pretrained=False and load weights you converted yourself: with Paddle, "
-             "np.savez('w.npz', **{k: v.numpy() for k, v in paddle.load('w.pdparams').items()}); then "
-             "model.set_state_dict(dict(np.load('w.npz'))) -- the state_dict keys are Paddle's.")
+        hint="build the model with pretrained=False and load weights you converted yourself: with Paddle's "
+             "Python, tools/convert_paddle_checkpoint.py w.pdparams w.npz (or np.savez('w.npz', **{k: v.numpy() "
+             "for k, v in paddle.load('w.pdparams').items()})); then model.set_state_dict(dict(np.load('w.npz'))) "
+             "-- the state_dict keys are Paddle's.")
 
 
 def make_divisible(v: float, divisor: int = 8, min_value: int | None = None) -> int:
