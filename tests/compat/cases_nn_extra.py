@@ -171,6 +171,13 @@ def grid_sample(paddle):
                 if (mode, padding_mode, align) != ("bilinear", "zeros", True):
                     results[f"{mode} {padding_mode} {align}"] = F.grid_sample(x, grid.detach(), mode, padding_mode,
                                                                               align)
+    volume = _ramp(paddle, [1, 2, 2, 3, 4])
+    grid3 = paddle.to_tensor([[[[[-1.0, -1.0, -1.0], [0.3, 0.2, -0.4]], [[1.2, 0.9, 0.5], [-0.55, 1.4, 0.1]]]]],
+                             stop_gradient=False)
+    out3 = F.grid_sample(volume, grid3, align_corners=False)
+    (out3 * _weights(paddle, out3.shape)).sum().backward()
+    results.update({"3-D": out3, "3-D grad x": volume.grad, "3-D grad grid": grid3.grad,
+                    "3-D nearest border": F.grid_sample(volume, grid3.detach(), "nearest", "border")})
     results["bicubic"] = outcome(lambda: F.grid_sample(x, grid, mode="bicubic"))
     results["bad padding"] = outcome(lambda: F.grid_sample(x, grid, padding_mode="wrap"))
     return results

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import minipaddle as paddle
-from minipaddle.framework.errors import InvalidArgument, Unimplemented
+from minipaddle.framework.errors import InvalidArgument
 
 from .opcheck import check_double_grad, check_grad, torch_or_skip
 
@@ -47,6 +47,28 @@ def test_grid_sample_and_its_gradients_match_torch(mode, padding_mode, align_cor
     np.testing.assert_allclose(got_g.grad.numpy(), tg.grad.numpy(), rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.parametrize("mode, padding_mode, align_corners", CASES[::2])
+def test_volumetric_grid_sample_matches_torch(mode, padding_mode, align_corners):
+    torch = torch_or_skip()
+    x = RNG.standard_normal((2, 2, 3, 4, 5))
+    grid = RNG.uniform(-1.3, 1.3, (2, 2, 3, 2, 3))
+    got_x, got_g = paddle.to_tensor(x, stop_gradient=False), paddle.to_tensor(grid, stop_gradient=False)
+    out = F.grid_sample(got_x, got_g, mode, padding_mode, align_corners)
+    tx, tg = torch.tensor(x, requires_grad=True), torch.tensor(grid, requires_grad=True)
+    want = torch.nn.functional.grid_sample(tx, tg, mode, padding_mode, align_corners)
+    np.testing.assert_allclose(out.numpy(), want.detach().numpy(), rtol=1e-10, atol=1e-12)
+    out.sum().backward()
+    want.sum().backward()
+    np.testing.assert_allclose(got_x.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got_g.grad.numpy(), tg.grad.numpy(), rtol=1e-8, atol=1e-10)
+
+
+def test_volumetric_grid_sample_gradients_are_numeric():
+    x = RNG.standard_normal((1, 1, 2, 3, 3))
+    grid = RNG.uniform(-1.1, 1.1, (1, 2, 1, 2, 3))
+    check_grad(lambda a, g: F.grid_sample(a, g, padding_mode="border"), [x, grid])
+
+
 @pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
 def test_grid_sample_gradients_are_numeric(padding_mode):
     x = RNG.standard_normal((1, 2, 3, 4))
@@ -70,5 +92,5 @@ def test_sampling_errors_say_what_was_expected():
         F.grid_sample(paddle.rand([1, 1, 2, 2]), paddle.rand([1, 1, 1, 2]), mode="bicubic")
     with pytest.raises(InvalidArgument, match=r"grid \[N, H_out, W_out, 2\]"):
         F.grid_sample(paddle.rand([1, 1, 2, 2]), paddle.rand([1, 1, 1, 3]))
-    with pytest.raises(Unimplemented, match="5-D x"):
-        F.grid_sample(paddle.rand([1, 1, 2, 2, 2]), paddle.rand([1, 1, 1, 1, 3]))
+    with pytest.raises(InvalidArgument, match=r"grid \[N, D_out, H_out, W_out, 3\]"):
+        F.grid_sample(paddle.rand([1, 1, 2, 2, 2]), paddle.rand([1, 1, 1, 1, 2]))

@@ -5,6 +5,7 @@ matrices, grid_sample reads an image at such positions.
         grid[n, y, x] = theta[n] @ (x_base, y_base, 1)    (x_base, y_base in [-1, 1])
     grid_sample(x [N, C, H, W], grid [N, Ho, Wo, 2]) -> out [N, C, Ho, Wo]
         out[n, :, i, j] = x[n, :] read at grid[n, i, j] = (gx, gy), bilinearly or at the nearest pixel
+        (and the same in 3-D: x [N, C, D, H, W], grid [N, Do, Ho, Wo, 3] of (gx, gy, gz), trilinearly)
 
 Coordinates are normalized: -1 and 1 are the centres of the corner pixels with align_corners=True
 (Paddle's default), their outer edges with False. affine_grid is linear in theta, so its gradient
@@ -14,13 +15,14 @@ numpy kernel; that op has no gradient of its own (no double grad through grid_sa
 """
 from __future__ import annotations
 
+import itertools
 from numbers import Integral
 
 import numpy as np
 
 from ..dispatch import dispatch
 from ..dtype import convert_dtype
-from ..errors import invalid_argument, unimplemented
+from ..errors import invalid_argument
 from ..registry import MetaTensor, add_kernel, new_meta, register_op
 from ..tensor import Tensor
 
@@ -85,12 +87,11 @@ add_kernel("affine_grid", "cpu", SAMPLE_FLOATS, affine_grid_kernel, name="numpy"
 
 # ---- grid_sample ---------------------------------------------------------------------------------
 def _check_sample(op: str, x, grid, mode: str, padding_mode: str) -> None:
-    if len(x.shape) == 5:
-        raise unimplemented(op, "5-D x (volumetric sampling) is not implemented in minipaddle; x must be 4-D "
-                                "[N, C, H, W].")
-    if len(x.shape) != 4 or len(grid.shape) != 4 or grid.shape[-1] != 2:
+    k = len(x.shape) - 2
+    if k not in (2, 3) or len(grid.shape) != k + 2 or grid.shape[-1] != k:
         raise invalid_argument(op, f"x has shape {list(x.shape)} and grid {list(grid.shape)}; expected x [N, C, H, W] "
-                                   "and grid [N, H_out, W_out, 2].")
+                                   "and grid [N, H_out, W_out, 2], or x [N, C, D, H, W] and grid "
+                                   "[N, D_out, H_out, W_out, 3].")
     for name, t in (("x", x), ("grid", grid)):
         if t.dtype.kind != "f":
             raise invalid_argument(op, f"{name} has dtype {t.dtype}, expected float32 or float64.")
@@ -106,7 +107,7 @@ def _check_sample(op: str, x, grid, mode: str, padding_mode: str) -> None:
 
 def grid_sample_meta(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True) -> MetaTensor:
     _check_sample("grid_sample", x, grid, mode, padding_mode)
-    return new_meta((x.shape[0], x.shape[1], grid.shape[1], grid.shape[2]), x.dtype)
+    return new_meta(tuple(x.shape[:2]) + tuple(grid.shape[1:-1]), x.dtype)
 
 
 def _reflect(coord: np.ndarray, twice_low: float, twice_high: float) -> tuple[np.ndarray, np.ndarray]:
@@ -140,46 +141,63 @@ def _source_coords(g: np.ndarray, size: int, padding_mode: str, align_corners: b
     return coord, slope
 
 
-def _corners(ix: np.ndarray, iy: np.ndarray, h: int, w: int):
-    """The four neighbours of each position: (flat index, in-bounds mask, bilinear weight) each."""
-    x0, y0 = np.floor(ix), np.floor(iy)
-    fx, fy = ix - x0, iy - y0
+def _positions(x, grid, padding_mode, align_corners):
+    """Per grid axis (x, y[, z]): the pixel coordinate [N, P] and d(coordinate)/d(grid value).
+
+    Computed in the grid's own dtype: float32 grids round (and tie) as Paddle's kernel does."""
+    n = x.shape[0]
+    sizes = x.shape[2:][::-1]                      # grid[..., 0] indexes the last axis (W), then H, then D
+    coords, slopes = [], []
+    for axis, size in enumerate(sizes):
+        coord, slope = _source_coords(grid[..., axis], size, padding_mode, align_corners)
+        coords.append(coord.reshape(n, -1))
+        slopes.append(slope.reshape(n, -1))
+    return coords, slopes, sizes
+
+
+def _flat_index(points: list, sizes: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """Flat (d*H + h)*W + w index of integer points per axis (x first), and whether each lies inside."""
+    valid = np.ones(points[0].shape, bool)
+    flat = np.zeros(points[0].shape, np.int64)
+    for point, size in zip(reversed(points), reversed(sizes)):     # slowest axis first
+        valid &= (point >= 0) & (point <= size - 1)
+        flat = flat * size + np.clip(point, 0, size - 1).astype(np.int64)
+    return flat, valid
+
+
+def _neighbours(coords: list, sizes: tuple, mode: str):
+    """The pixels each position reads: (flat index, inside mask, weight, per-axis corner offsets) each.
+
+    Bilinear (trilinear in 3-D) reads the 2**k corners around it, weighted by the product over axes of
+    (1 - f) or f; nearest reads the closest pixel (ties to even, as Paddle)."""
+    if mode == "nearest":
+        flat, valid = _flat_index([np.rint(c) for c in coords], sizes)
+        return [(flat, valid, np.ones_like(coords[0]), None)]
+    lows = [np.floor(c) for c in coords]
+    fracs = [c - lo for c, lo in zip(coords, lows)]
     out = []
-    for dy, dx, weight in ((0, 0, (1 - fx) * (1 - fy)), (0, 1, fx * (1 - fy)), (1, 0, (1 - fx) * fy), (1, 1, fx * fy)):
-        cx, cy = x0 + dx, y0 + dy
-        valid = (cx >= 0) & (cx <= w - 1) & (cy >= 0) & (cy <= h - 1)
-        flat = (np.clip(cy, 0, h - 1) * w + np.clip(cx, 0, w - 1)).astype(np.int64)
-        out.append((flat, valid, weight))
+    for corner in itertools.product((0, 1), repeat=len(coords)):
+        weight = np.ones_like(coords[0])
+        for f, bit in zip(fracs, corner):
+            weight = weight * (f if bit else 1 - f)
+        flat, valid = _flat_index([lo + bit for lo, bit in zip(lows, corner)], sizes)
+        out.append((flat, valid, weight, corner))
     return out
 
 
-def _positions(x, grid, padding_mode, align_corners):
-    """Pixel coordinates in the grid's own dtype: float32 grids round (and tie) as Paddle's kernel does."""
-    n, c, h, w = x.shape
-    ix, sx = _source_coords(grid[..., 0], w, padding_mode, align_corners)
-    iy, sy = _source_coords(grid[..., 1], h, padding_mode, align_corners)
-    return ix.reshape(n, -1), iy.reshape(n, -1), sx.reshape(n, -1), sy.reshape(n, -1)
-
-
 def _gather(flat_x: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """flat_x [N, C, H*W] read at index [N, P] -> [N, C, P]."""
+    """flat_x [N, C, pixels] read at index [N, P] -> [N, C, P]."""
     return np.take_along_axis(flat_x, index[:, None, :], axis=2)
 
 
 def grid_sample_kernel(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True):
-    n, c, h, w = x.shape
-    ix, iy, _, _ = _positions(x, grid, padding_mode, align_corners)
-    flat_x = x.reshape(n, c, h * w).astype(np.float64)
-    if mode == "nearest":
-        rx, ry = np.rint(ix), np.rint(iy)                  # round half to even, as Paddle's kernel
-        valid = (rx >= 0) & (rx <= w - 1) & (ry >= 0) & (ry <= h - 1)
-        index = (np.clip(ry, 0, h - 1) * w + np.clip(rx, 0, w - 1)).astype(np.int64)
-        out = _gather(flat_x, index) * valid[:, None, :]
-    else:
-        out = np.zeros((n, c, ix.shape[1]))
-        for index, valid, weight in _corners(ix, iy, h, w):
-            out += _gather(flat_x, index) * (weight * valid)[:, None, :]
-    return out.reshape(n, c, grid.shape[1], grid.shape[2]).astype(x.dtype)
+    n, c = x.shape[:2]
+    coords, _, sizes = _positions(x, grid, padding_mode, align_corners)
+    flat_x = x.reshape(n, c, -1).astype(np.float64)
+    out = np.zeros((n, c, coords[0].shape[1]))
+    for index, valid, weight, _ in _neighbours(coords, sizes, mode):
+        out += _gather(flat_x, index) * (weight * valid)[:, None, :]
+    return out.reshape((n, c) + tuple(grid.shape[1:-1])).astype(x.dtype)
 
 
 def grid_sample_grad_meta(x, grid, dout, mode="bilinear", padding_mode="zeros", align_corners=True):
@@ -188,36 +206,32 @@ def grid_sample_grad_meta(x, grid, dout, mode="bilinear", padding_mode="zeros", 
 
 def grid_sample_grad_kernel(x, grid, dout, mode="bilinear", padding_mode="zeros", align_corners=True):
     """(dx, dgrid): dout scattered back onto the pixels each position read, and the slope of the
-    bilinear surface at each position (nearest sampling is flat: dgrid = 0)."""
-    n, c, h, w = x.shape
-    ix, iy, sx, sy = _positions(x, grid, padding_mode, align_corners)
+    (tri)linear surface at each position along each axis (nearest sampling is flat: dgrid = 0)."""
+    n, c = x.shape[:2]
+    pixels = int(np.prod(x.shape[2:]))
+    coords, slopes, sizes = _positions(x, grid, padding_mode, align_corners)
     d = dout.reshape(n, c, -1).astype(np.float64)
-    dx = np.zeros((n, c, h * w))
-    dgrid = np.zeros(grid.shape[:-1] + (2,)).reshape(n, -1, 2)
-    offsets = (np.arange(n * c) * (h * w)).reshape(n, c, 1)
-    if mode == "nearest":
-        rx, ry = np.rint(ix), np.rint(iy)
-        valid = (rx >= 0) & (rx <= w - 1) & (ry >= 0) & (ry <= h - 1)
-        index = (np.clip(ry, 0, h - 1) * w + np.clip(rx, 0, w - 1)).astype(np.int64)
-        contributions = [(index, valid, np.ones_like(ix))]
-    else:
-        contributions = _corners(ix, iy, h, w)
-    flat_x = x.reshape(n, c, h * w).astype(np.float64)
-    x0, y0 = np.floor(ix), np.floor(iy)
-    fx, fy = ix - x0, iy - y0
-    for k, (index, valid, weight) in enumerate(contributions):
+    flat_x = x.reshape(n, c, pixels).astype(np.float64)
+    dx = np.zeros((n, c, pixels))
+    k = len(coords)
+    dgrid = np.zeros((n, coords[0].shape[1], k))
+    offsets = (np.arange(n * c) * pixels).reshape(n, c, 1)
+    fracs = [cd - np.floor(cd) for cd in coords]
+    for index, valid, weight, corner in _neighbours(coords, sizes, mode):
         share = d * (weight * valid)[:, None, :]
         dx += np.bincount((index[:, None, :] + offsets).ravel(), weights=share.ravel(),
-                          minlength=n * c * h * w).reshape(n, c, h * w)
-        if mode == "bilinear":   # d(weight)/d(ix), d(weight)/d(iy) for corner k = (dy, dx) in reading order
-            dy_k, dx_k = divmod(k, 2)
-            dwx = (1 if dx_k else -1) * (fy if dy_k else 1 - fy)
-            dwy = (1 if dy_k else -1) * (fx if dx_k else 1 - fx)
-            value = (_gather(flat_x, index) * d).sum(axis=1) * valid
-            dgrid[..., 0] += value * dwx
-            dgrid[..., 1] += value * dwy
-    dgrid[..., 0] *= sx
-    dgrid[..., 1] *= sy
+                          minlength=n * c * pixels).reshape(n, c, pixels)
+        if corner is None:
+            continue
+        value = (_gather(flat_x, index) * d).sum(axis=1) * valid
+        for axis in range(k):        # d(weight)/d(coord along axis): +-1 there, the other factors as they are
+            slope = np.full_like(fracs[0], 1.0 if corner[axis] else -1.0)
+            for other in range(k):
+                if other != axis:
+                    slope = slope * (fracs[other] if corner[other] else 1 - fracs[other])
+            dgrid[..., axis] += value * slope
+    for axis in range(k):
+        dgrid[..., axis] *= slopes[axis]
     return dx.reshape(x.shape).astype(x.dtype), dgrid.reshape(grid.shape).astype(grid.dtype)
 
 

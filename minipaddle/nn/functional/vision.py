@@ -90,7 +90,8 @@ def affine_grid(theta: Tensor, out_shape, align_corners: bool = True, name: str 
 
 def grid_sample(x: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool = True, name: str | None = None) -> Tensor:
-    """x [N, C, H, W] read at grid [N, H_out, W_out, 2] ((x, y) in [-1, 1]) -> [N, C, H_out, W_out]."""
+    """x [N, C, H, W] read at grid [N, H_out, W_out, 2] ((x, y) in [-1, 1]) -> [N, C, H_out, W_out];
+    in 3-D, x [N, C, D, H, W] at grid [N, D_out, H_out, W_out, 3] ((x, y, z)) -> [N, C, D_out, H_out, W_out]."""
     op = "grid_sample"
     return sampling.grid_sample(as_tensor(op, "x", x), as_tensor(op, "grid", grid), mode, padding_mode,
                                 bool(align_corners))
