@@ -8,5 +8,7 @@ from .augment import *  # noqa: F401,F403,E402
 from .augment import __all__ as _augment_all
 from .adjust import (adjust_brightness, adjust_contrast, adjust_hue, adjust_saturation, erase,  # noqa: F401
                      rotate, to_grayscale)
+# Paddle also exports the functional forms at this level (paddle.vision.transforms.hflip, ...)
+from .functional import center_crop, crop, hflip, normalize, pad, resize, to_tensor, vflip  # noqa: F401,E402
 
 __all__ = [*_transforms_all, *_augment_all, "functional"]
