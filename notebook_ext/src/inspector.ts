@@ -18,7 +18,7 @@
  *   variable      shape, dtype, kind (parameter, data, persistable); in a run its value at the step,
  *                 what was fed and fetched
  */
-import { GradNode, KernelTuning, OpNode, PassDiff, ProgramDoc, ProgramOp, ProgramRun, ProgramVar, State, TensorRec, TensorSummary } from './schema';
+import { GradNode, KernelTuning, OpNode, PassDiff, ProgramDoc, ProgramOp, ProgramRun, ProgramVar, SourceRef, State, TensorRec, TensorSummary } from './schema';
 import { TraceIndex } from './trace_index';
 import { clip, DiffMarks, programNode, shapeOf, summaryAt, varKind } from './program_graph';
 import { blockPath, declaringBlock, programOpId } from './steps';
@@ -38,6 +38,30 @@ const OMITTED: Record<string, string> = {
 function stepText(idx: TraceIndex, index: number): string {
   const pos = idx.positionOf.get(index);
   return pos === undefined ? `step ${index + 1}` : `step ${pos + 1}`;
+}
+
+/** A PyLayer call's attrs (schema 1.2): its class, the forward and backward the learner wrote, where. */
+interface PyLayerInfo {
+  name: string;
+  forward: string | null;
+  backward: string | null;
+  source: SourceRef | null;
+}
+
+/** The op's attrs without the PyLayer fields, and those fields (null for any other op). */
+export function splitPyLayer(all: Record<string, unknown>): { attrs: Record<string, unknown>; pylayer: PyLayerInfo | null } {
+  if (typeof all.pylayer !== 'string') return { attrs: all, pylayer: null };
+  const { pylayer, forward_source, backward_source, source, ...attrs } = all;
+  const src = source !== null && typeof source === 'object' && typeof (source as SourceRef).file === 'string' ? (source as SourceRef) : null;
+  return {
+    attrs,
+    pylayer: {
+      name: pylayer as string,
+      forward: typeof forward_source === 'string' ? forward_source : null,
+      backward: typeof backward_source === 'string' ? backward_source : null,
+      source: src ? { file: src.file, line: Number(src.line) || 0, code: '', cell: src.cell } : null
+    }
+  };
 }
 
 /** A gradient that does not exist yet at the current step. */
@@ -127,10 +151,25 @@ function opInspector(idx: TraceIndex, n: OpNode, out: HTMLElement, step: number)
   row(table, 'why', `${why}; candidates: ${n.kernel.candidates.join(', ')}`);
   row(table, 'time', duration(n.end_ns - n.start_ns));
   if (n.kernel.tuning) row(table, 'autotune', autotuneTable(n.kernel.tuning));
-  if (Object.keys(n.attrs).length) row(table, 'attrs', el('code', undefined, JSON.stringify(n.attrs)));
+  const { attrs, pylayer } = splitPyLayer(n.attrs);
+  if (pylayer) {
+    row(table, 'PyLayer', `${pylayer.name}: a Python op written by hand (its forward and backward below)`);
+    if (pylayer.source) row(table, 'source', sourceText(pylayer.source));
+  }
+  if (Object.keys(attrs).length) row(table, 'attrs', el('code', undefined, JSON.stringify(attrs)));
   if (typeof n.saturation === 'number') row(table, n.op === 'relu' ? 'dead outputs' : 'saturated outputs', `${(n.saturation * 100).toFixed(1)}%`);
   if (n.nan_inf) row(table, 'NaN/Inf', n.first_nan_inf ? `${n.nan_inf} here (the first in the trace)` : `${n.nan_inf} from an input`);
   out.appendChild(table);
+  if (pylayer) {
+    for (const [title, code] of [['forward, as written', pylayer.forward], ['backward, as written', pylayer.backward]] as [string, string | null][]) {
+      if (!code) continue;
+      const box = el('div', 'mp-pylayer-source');
+      box.dataset.testid = 'mp-pylayer-source';
+      box.appendChild(el('div', 'mp-state-title', title));
+      box.appendChild(el('pre', 'mp-code', code ?? ''));
+      out.appendChild(box);
+    }
+  }
   const back = n.grad_node ? idx.backwardStepOf.get(n.grad_node) : undefined;
   const ran = back !== undefined && back.kind === 'backward_step' && back.index <= step;
   const notYet = (k: number) => (back && back.kind === 'backward_step' && !ran ? NOT_YET : undefined);
