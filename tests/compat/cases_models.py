@@ -119,3 +119,21 @@ def model_parameter_counts(paddle):
             "mobilenet_v2": count(M.mobilenet_v2()), "resnext50_32x4d": count(M.resnext50_32x4d(num_classes=10)),
             "wide_resnet50_2 trainable": len([p for p in M.wide_resnet50_2(num_classes=10).parameters()
                                               if not p.stop_gradient])}
+
+
+@case
+def mobilenet_v3_keys_and_output(paddle):
+    M = paddle.vision.models
+    small = _fill_deterministically(paddle, M.mobilenet_v3_small(scale=0.5, num_classes=10))
+    return {"small": _keys_and_shapes(M.MobileNetV3Small()), "large": _keys_and_shapes(M.mobilenet_v3_large()),
+            "small 0.5 output 1x3x64x64": small(_image(paddle, 64))}
+
+
+@case
+def squeezenet_keys_and_output(paddle):
+    M = paddle.vision.models
+    v11 = _fill_deterministically(paddle, M.squeezenet1_1(num_classes=10))
+    v10 = _fill_deterministically(paddle, M.squeezenet1_0(num_classes=10))
+    return {"1.0": _keys_and_shapes(M.SqueezeNet("1.0")), "1.1": _keys_and_shapes(v11),
+            "1.1 output 2x3x64x64": v11(_image(paddle, 64, batch=2)), "1.0 output 1x3x64x64": v10(_image(paddle, 64)),
+            "without pool": list(M.squeezenet1_1(num_classes=10, with_pool=False)(_image(paddle, 64)).shape)}

@@ -1,4 +1,4 @@
-"""vision.models AlexNet, VGG, ResNet, MobileNetV1/V2: Paddle's layout (see also tests/compat/cases_models.py),
+"""vision.models AlexNet, VGG, ResNet, MobileNetV1/V2/V3, SqueezeNet: Paddle's layout (see also tests/compat/cases_models.py),
 small inputs run forward and backward on the CPU, checkpoints load, pretrained=True says why not."""
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from minipaddle.vision import models as M
 
 @pytest.mark.parametrize("factory, kwargs", [
     (M.resnet18, {}), (M.resnet34, {}), (M.resnet50, {}), (M.mobilenet_v1, {"scale": 0.25}),
-    (M.mobilenet_v2, {"scale": 0.5}), (M.vgg11, {"batch_norm": True}),
+    (M.mobilenet_v2, {"scale": 0.5}), (M.vgg11, {"batch_norm": True}), (M.mobilenet_v3_small, {}),
+    (M.mobilenet_v3_large, {"scale": 0.5}), (M.squeezenet1_1, {}),
 ])
 def test_small_images_give_logits_quickly(factory, kwargs):
     model = factory(num_classes=7, **kwargs)
@@ -62,6 +63,8 @@ def test_mobilenet_v1_keeps_paddles_block_list_and_names():
     (M.resnet50, "resnet50", "paddle-hapi.bj.bcebos.com/models/resnet50.pdparams"),
     (M.alexnet, "alexnet", "AlexNet_pretrained.pdparams"),
     (M.mobilenet_v2, "mobilenetv2_1.0", "mobilenet_v2_x1.0.pdparams"),
+    (M.mobilenet_v3_small, "mobilenet_v3_small_x1.0", "mobilenet_v3_small_x1.0.pdparams"),
+    (M.squeezenet1_0, "squeezenet1_0", "SqueezeNet1_0_pretrained.pdparams"),
 ])
 def test_pretrained_says_no_weights_are_downloaded_and_where_paddle_gets_them(factory, arch, url_part):
     with pytest.raises(Unimplemented, match="no weights are downloaded") as info:

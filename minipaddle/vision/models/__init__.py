@@ -10,12 +10,16 @@ from .alexnet import AlexNet, alexnet
 from .lenet import LeNet
 from .mobilenetv1 import MobileNetV1, mobilenet_v1
 from .mobilenetv2 import MobileNetV2, mobilenet_v2
+from .mobilenetv3 import MobileNetV3Large, MobileNetV3Small, mobilenet_v3_large, mobilenet_v3_small
 from .resnet import (BasicBlock, BottleneckBlock, ResNet, resnet18, resnet34, resnet50, resnet101, resnet152,
                      resnext50_32x4d, resnext50_64x4d, resnext101_32x4d, resnext101_64x4d, resnext152_32x4d,
                      resnext152_64x4d, wide_resnet50_2, wide_resnet101_2)
+from .squeezenet import SqueezeNet, squeezenet1_0, squeezenet1_1
 from .vgg import VGG, vgg11, vgg13, vgg16, vgg19
 
 __all__ = ["LeNet", "AlexNet", "alexnet", "VGG", "vgg11", "vgg13", "vgg16", "vgg19", "ResNet", "BasicBlock",
            "BottleneckBlock", "resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "resnext50_32x4d",
            "resnext50_64x4d", "resnext101_32x4d", "resnext101_64x4d", "resnext152_32x4d", "resnext152_64x4d",
-           "wide_resnet50_2", "wide_resnet101_2", "MobileNetV1", "mobilenet_v1", "MobileNetV2", "mobilenet_v2"]
+           "wide_resnet50_2", "wide_resnet101_2", "MobileNetV1", "mobilenet_v1", "MobileNetV2", "mobilenet_v2",
+           "MobileNetV3Small", "MobileNetV3Large", "mobilenet_v3_small", "mobilenet_v3_large", "SqueezeNet",
+           "squeezenet1_0", "squeezenet1_1"]

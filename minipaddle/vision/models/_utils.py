@@ -15,6 +15,10 @@ PADDLE_WEIGHT_URLS = {
     "resnet152": "https://paddle-hapi.bj.bcebos.com/models/resnet152.pdparams",
     "mobilenetv1_1.0": "https://paddle-hapi.bj.bcebos.com/models/mobilenetv1_1.0.pdparams",
     "mobilenetv2_1.0": "https://paddle-hapi.bj.bcebos.com/models/mobilenet_v2_x1.0.pdparams",
+    "mobilenet_v3_small_x1.0": "https://paddle-hapi.bj.bcebos.com/models/mobilenet_v3_small_x1.0.pdparams",
+    "mobilenet_v3_large_x1.0": "https://paddle-hapi.bj.bcebos.com/models/mobilenet_v3_large_x1.0.pdparams",
+    "squeezenet1_0": "https://paddle-imagenet-models-name.bj.bcebos.com/dygraph/SqueezeNet1_0_pretrained.pdparams",
+    "squeezenet1_1": "https://paddle-imagenet-models-name.bj.bcebos.com/dygraph/SqueezeNet1_1_pretrained.pdparams",
 }
 
 
