@@ -1,5 +1,6 @@
-"""vision.models AlexNet, VGG, ResNet, MobileNetV1/V2/V3, SqueezeNet: Paddle's layout (see also tests/compat/cases_models.py),
-small inputs run forward and backward on the CPU, checkpoints load, pretrained=True says why not."""
+"""vision.models AlexNet, VGG, ResNet, MobileNetV1/V2/V3, SqueezeNet: Paddle's layout (see also
+tests/compat/cases_models.py), small inputs run forward and backward on the CPU, checkpoints load,
+pretrained=True says why not."""
 from __future__ import annotations
 
 import time
