@@ -157,3 +157,63 @@ def test_run_time_error_names_the_users_line():
     with pytest.raises(InvalidArgument) as info:
         sf(paddle.ones([2]))
     assert f"test_errors.py:{line}" in str(info.value)
+
+
+def test_raise_under_a_tensor_condition_is_refused_naming_the_raise_line():
+    # the probe: converted, both branches were built, the `raise` ran while building and the
+    # `except` always won (f([-1.]) gave [-3.], eager gives [-2.])
+    def f(x):
+        try:
+            if x.sum() > 0:
+                raise ValueError("positive")
+            y = x * 2
+        except ValueError:
+            y = x * 3
+        return y
+    raise_line = f.__code__.co_firstlineno + 3
+    assert float(f(paddle.to_tensor([-1.0]))) == -2.0   # eager
+    with pytest.raises(Unimplemented, match=rf"`raise` inside an `if` whose condition is a tensor is not supported "
+                                            rf"\(.*test_errors.py, line {raise_line}\)"):
+        paddle.jit.to_static(f)(paddle.to_tensor([-1.0]))
+
+
+def test_raise_in_a_tensor_while_body_is_refused_and_fine_under_python_conditions():
+    def loop(x):
+        while x.sum() < 10:
+            if x.sum() > 100:
+                raise ValueError("diverged")
+            x = x + 1
+        return x
+    with pytest.raises(Unimplemented, match="`raise` inside a loop whose condition is a tensor"):
+        paddle.jit.to_static(loop)(paddle.ones([1]))
+
+    def checked(x, n):
+        if n < 0:
+            raise ValueError("n must be >= 0")
+        return x * n
+    assert float(paddle.jit.to_static(checked)(paddle.ones([1]), 3)) == 3.0
+    with pytest.raises(ValueError, match="n must be >= 0"):
+        paddle.jit.to_static(checked)(paddle.ones([1]), -1)
+
+
+@pytest.mark.parametrize("none_in", ["true", "false"])
+def test_none_in_one_branch_of_a_tensor_if_is_an_error_not_zeros(none_in):
+    def f(x):
+        if x.sum() > 0:
+            y = None if none_in == "true" else x * 2
+        else:
+            y = x * 2 if none_in == "true" else None
+        return y
+    with pytest.raises(ValueError, match=rf"variable 'y' is None in the {none_in} branch of a tensor-dependent `if`"):
+        paddle.jit.to_static(f)(paddle.to_tensor([-1.0]))
+
+
+def test_a_name_bound_in_one_branch_only_still_gets_zeros_and_unused_none_is_fine():
+    def f(x):
+        if x.sum() > 0:
+            y = x * 2
+            unused = None
+        else:
+            unused = None
+        return x + 1
+    assert float(paddle.jit.to_static(f)(paddle.to_tensor([-1.0]))) == 0.0

@@ -104,10 +104,28 @@ def _leaf_names(spec, names) -> list[str]:
 
 # ---- if / else ---------------------------------------------------------------------------------
 def _reject(unsupported: tuple, what: str) -> None:
+    """Refuse `try` / `raise` / a foreign `with` under a tensor condition, naming the user's line of it.
+
+    `unsupported` holds (construct, line) pairs, the line counted from the converted function's `def`."""
     if unsupported:
-        raise unimplemented("to_static", f"`{unsupported[0]}` inside {what} whose condition is a tensor is not "
-                                         "supported: both branches are built into the Program.",
+        construct, line = unsupported[0]
+        raise unimplemented("to_static", f"`{construct}` inside {what} whose condition is a tensor is not "
+                                         f"supported{_user_line(line)}: both branches are built into the Program"
+                                         + (", so the `raise` would run while building whatever the condition "
+                                            "is." if construct == "raise" else "."),
                             hint="move it out of the if/while, or see the table in docs/dy2static.md.")
+
+
+def _user_line(relative: int) -> str:
+    """' (file.py, line N)' for a line of the converted function that is running (found on the stack)."""
+    from .ast_transformer import ORIGINS
+    frame = sys._getframe(2)
+    while frame is not None:
+        conv = ORIGINS.get(frame.f_code.co_filename)
+        if conv is not None:
+            return f" ({conv.source_file}, line {conv.original.__code__.co_firstlineno + relative - 1})"
+        frame = frame.f_back
+    return ""
 
 
 def convert_ifelse(pred, true_fn, false_fn, args: tuple = (), names: tuple = (), unsupported: tuple = ()):
@@ -209,6 +227,14 @@ def _merge_leaf(i: int, a, b, state: dict, block, keep: dict, label: str):
 
 
 def _check_fillable(value, label: str, branch: str) -> None:
+    """A branch may leave a name unbound (it gets zeros) or give a number; None is refused: a Program
+    value cannot be None, and turning it into zeros would silently change what the code computes."""
+    if value is None:
+        raise invalid_argument("to_static", f"variable '{label}' is None in the {branch} branch of a "
+                                            "tensor-dependent `if` and a tensor in the other; a Program value "
+                                            "cannot be None.",
+                               hint="give it a tensor in both branches (e.g. paddle.zeros_like(...)), or make the "
+                                    "condition a Python bool.")
     if not (_is_empty(value) or _is_number(value)):
         raise invalid_argument("to_static", f"variable '{label}' is a tensor in one branch but a "
                                             f"{type(value).__name__} in the {branch} branch of a tensor-dependent "

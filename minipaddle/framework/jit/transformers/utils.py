@@ -214,23 +214,27 @@ class FunctionScoped(ast.NodeTransformer):
 _PADDLE_ROOTS = {"paddle", "minipaddle", "F", "nn", "static"}
 
 
-def graph_unsafe(stmts: list[ast.stmt]) -> list[str]:
+def graph_unsafe(stmts: list[ast.stmt]) -> list[tuple[str, int]]:
     """Constructs that cannot live in a branch/body built as a sub-block (both branches are built):
-    `try`, and `with` over a context that is not paddle's own (no_grad & co. are fine)."""
-    found: list[str] = []
+    `try`, `raise` (building both branches would raise while building, and an enclosing `except` would
+    then silently pick its own path), and `with` over a context that is not paddle's own (no_grad & co.
+    are fine). Each comes with its line, counted from the converted function's first line (1)."""
+    found: dict[str, int] = {}
     todo = list(stmts)
     while todo:
         cur = todo.pop()
         if isinstance(cur, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             continue
-        if isinstance(cur, ast.Try) and "try" not in found:
-            found.append("try")
-        if isinstance(cur, ast.With) and "with" not in found:
+        if isinstance(cur, ast.Try):
+            found.setdefault("try", cur.lineno)
+        if isinstance(cur, ast.Raise):
+            found.setdefault("raise", cur.lineno)
+        if isinstance(cur, ast.With):
             roots = [_root_name(item.context_expr) for item in cur.items]
             if not all(r in _PADDLE_ROOTS for r in roots):
-                found.append("with")
+                found.setdefault("with", cur.lineno)
         todo.extend(ast.iter_child_nodes(cur))
-    return found
+    return sorted(found.items(), key=lambda item: item[1])
 
 
 def _root_name(expr: ast.expr) -> str | None:
@@ -243,5 +247,6 @@ def unsafe_keyword(stmts: list[ast.stmt]) -> list[ast.keyword]:
     found = graph_unsafe(stmts)
     if not found:
         return []
-    return [ast.keyword(arg="unsupported", value=ast.Tuple(elts=[ast.Constant(value=f) for f in found],
-                                                           ctx=ast.Load()))]
+    return [ast.keyword(arg="unsupported", value=ast.Tuple(
+        elts=[ast.Tuple(elts=[ast.Constant(value=what), ast.Constant(value=line)], ctx=ast.Load())
+              for what, line in found], ctx=ast.Load()))]
