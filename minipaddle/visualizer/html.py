@@ -76,13 +76,23 @@ def _num(v) -> str:
         return "—"
     if isinstance(v, str):  # "NaN", "Infinity"
         return esc(v)
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return _h(v)  # not a number: whatever it is, it is shown as text
     if isinstance(v, int):
         return str(v)
     return f"{v:.4g}"
 
 
 def _us(ns) -> str:
-    return "—" if ns is None else f"{ns / 1000:.1f}"
+    if ns is None:
+        return "—"
+    return f"{ns / 1000:.1f}" if isinstance(ns, (int, float)) and not isinstance(ns, bool) else _h(ns)
+
+
+def _h(value) -> str:
+    """Any field of the document as HTML text: escaped whatever type the schema says it has (a loaded
+    document is untrusted, and a number field may hold markup)."""
+    return esc(str(value))
 
 
 def _header(doc: dict, prefix: str) -> str:
@@ -99,8 +109,8 @@ def _header(doc: dict, prefix: str) -> str:
     if first is not None:
         where = f" in layer <code>{esc(first['layer'])}</code>" if first["layer"] else ""
         out.append(f'<p class="mp-nanbanner">First NaN/Inf: {esc(first["origin"])} by <code>{esc(first["op"])}</code>'
-                   f'{where} at <a href="#{prefix}-step{first["step"]}">step {first["step"]}</a> '
-                   f'({first["nan_count"]} NaN, {first["inf_count"]} Inf; {doc["nan_inf"]["count"]} '
+                   f'{where} at <a href="#{prefix}-step{_h(first["step"])}">step {_h(first["step"])}</a> '
+                   f'({_h(first["nan_count"])} NaN, {_h(first["inf_count"])} Inf; {_h(doc["nan_inf"]["count"])} '
                    f'NaN/Inf outputs in all).</p>')
     return "\n".join(out)
 
@@ -204,11 +214,11 @@ def _steps(doc: dict, views: list[GraphView], prefix: str, max_rows: int) -> str
                 node_id = v.node_of(ref) if ref is not None else None
                 if node_id is not None:
                     targets.append(f"{prefix}g{k}-{node_id}")
-        links = ", ".join(f'<a href="#{prefix}-{sid}">{esc(sid)}</a>' for sid in s["states"][:6])
+        links = ", ".join(f'<a href="#{prefix}-{_h(sid)}">{esc(sid)}</a>' for sid in s["states"][:6])
         links += " …" if len(s["states"]) > 6 else ""
-        states = " ".join(f"{prefix}-{sid}" for sid in s["states"])
-        rows.append(f'<tr id="{prefix}-step{s["index"]}" class="{nan}" data-step="{s["index"]}" '
-                    f'data-nodes="{" ".join(targets)}" data-states="{states}"><td class="mp-r">{s["index"]}</td>'
+        states = " ".join(f"{prefix}-{_h(sid)}" for sid in s["states"])
+        rows.append(f'<tr id="{prefix}-step{_h(s["index"])}" class="{nan}" data-step="{_h(s["index"])}" '
+                    f'data-nodes="{esc(" ".join(targets))}" data-states="{states}"><td class="mp-r">{_h(s["index"])}</td>'
                     f'<td>{esc(s["phase"])}</td><td>{what}</td><td>{layer}</td><td>{kernel}</td>'
                     f'<td class="mp-r">{time}</td><td>{links}</td></tr>')
     head = ["step", "phase", "what", "layer", "kernel", "µs", "tensor states"]
@@ -231,7 +241,7 @@ def _describe_step(s: dict, nodes: dict, gnodes: dict, updates: dict) -> tuple:
         forward = nodes.get(g.get("forward_node"))
         layer = esc(forward["layer"] or "") if forward else ""
         what = f"<code>{esc(g.get('name', s['node']))}</code>"
-        ops = f"{s['ops_count']} ops" + "".join(_tuning_table(o["tuning"]) for o in s["ops"] if o.get("tuning"))
+        ops = f"{_h(s['ops_count'])} ops" + "".join(_tuning_table(o["tuning"]) for o in s["ops"] if o.get("tuning"))
         return (what, layer, ops, _us(s["end_ns"] - s["start_ns"]),
                 [s["node"], g.get("forward_node")], "")
     if s["kind"] == "hook":
@@ -292,21 +302,21 @@ def _state_row(s: dict, t: dict, tensors: dict, prefix: str, first: bool) -> str
         of = tensors[t["grad_of"]]
         link = f"grad of {esc(of['name'] or of['id'])}"
     elif t["grad"] in tensors and tensors[t["grad"]]["states"]:
-        link = f'<a href="#{prefix}-{tensors[t["grad"]]["states"][-1]}">its grad</a>'
+        link = f'<a href="#{prefix}-{_h(tensors[t["grad"]]["states"][-1])}">its grad</a>'
     nan = m["nan_count"] or m["inf_count"]
     css = ("mp-nan mp-first" if first else "mp-nan") if nan else ""
-    shape = "[" + ", ".join(str(d) for d in t["shape"]) + "]"
+    shape = "[" + ", ".join(_h(d) for d in t["shape"]) + "]"
     stats = "".join(f'<td class="mp-r">{_num(m[k])}</td>' for k in ("min", "max", "mean", "std", "nan_count",
                                                                     "inf_count"))
-    return (f'<tr id="{prefix}-{s["id"]}" class="{css}"><td>{esc(s["id"])}</td><td>{esc(t["id"])}</td>'
+    return (f'<tr id="{prefix}-{_h(s["id"])}" class="{css}"><td>{esc(s["id"])}</td><td>{esc(t["id"])}</td>'
             f'<td>{esc(t["name"] or "")}</td><td>{link}</td><td>{shape}</td><td>{esc(t["dtype"])}</td>'
-            f'<td class="mp-r">{s["step"]}</td>{stats}<td>{_hist_svg(m["histogram"])}</td><td>{_values(s)}</td></tr>')
+            f'<td class="mp-r">{_h(s["step"])}</td>{stats}<td>{_hist_svg(m["histogram"])}</td><td>{_values(s)}</td></tr>')
 
 
 def _updates(doc: dict, prefix: str) -> str:
     if not doc["optimizer_updates"]:
         return ""
-    rows = [f'<tr><td class="mp-r"><a href="#{prefix}-step{u["step"]}">{u["step"]}</a></td>'
+    rows = [f'<tr><td class="mp-r"><a href="#{prefix}-step{_h(u["step"])}">{_h(u["step"])}</a></td>'
             f'<td>{esc(u["optimizer"])}</td><td>{esc(u["param_name"] or "")}</td><td class="mp-r">{_num(u["lr"])}</td>'
             f'<td class="mp-r">{_num(u["grad_norm"])}</td><td class="mp-r">{_num(u["update_norm"])}</td></tr>'
             for u in doc["optimizer_updates"]]
@@ -319,7 +329,7 @@ def _timings(doc: dict) -> str:
     if not ops:
         return ""
     rows = [f'<tr><td><code>{esc(t["op"])}</code></td><td>{esc(t["phase"])}</td><td>{esc(t["kernel"])}</td>'
-            f'<td class="mp-r">{t["count"]}</td><td class="mp-r">{_us(t["total_ns"])}</td>'
+            f'<td class="mp-r">{_h(t["count"])}</td><td class="mp-r">{_us(t["total_ns"])}</td>'
             f'<td class="mp-r">{_us(t["total_ns"] // t["count"])}</td><td class="mp-r">{_us(t["max_ns"])}</td></tr>'
             for t in ops]
     return ("<h3>Kernel time</h3><details><summary>per op, phase and kernel</summary>"
@@ -333,7 +343,7 @@ def _tuning_table(t: dict, open_: bool = False) -> str:
         won, mark = c["name"] == t["winner"], " <small>(default)</small>" if c["name"] == t["default"] else ""
         rows.append(f'<tr class="{"mp-winner" if won else ""}"><td>{esc(c["name"])}{" ✔" if won else ""}{mark}</td>'
                     f'<td class="mp-r">{_us(c["time_ns"])}</td><td>{esc(c["error"] or "")}</td></tr>')
-    when = "from the cache" if t["source"] == "cache" else f"measured at step {t['step']}"
+    when = "from the cache" if t["source"] == "cache" else f"measured at step {_h(t['step'])}"
     return (f'<details class="mp-tuning"{" open" if open_ else ""}><summary>tuned: {len(rows)} candidates, {when}'
             f'</summary>' + _table(["candidate", "µs", "left out because"], rows) + "</details>")
 
@@ -398,23 +408,24 @@ def _program_block(p: dict, ids: str, have_dot: bool, diffs: list) -> str:
     origin = p.get("origin")
     if origin:
         drawing += (f"<details><summary>source of {esc(origin['function'])} ({esc(origin['file'])}:"
-                    f"{origin['first_line']})</summary><pre>{esc(origin['original_source'])}</pre>"
+                    f"{_h(origin['first_line'])})</summary><pre>{esc(origin['original_source'])}</pre>"
                     f"<p>transformed:</p><pre>{esc(origin['transformed_source'])}</pre></details>")
     text = f"<details><summary>text</summary><pre>{esc(p['text'])}</pre></details>"
     return f"<details open><summary>{title}</summary>{drawing}{text}</details>"
 
 
 def _op_list(refs: list) -> str:
-    return esc(", ".join(f"{r['type']}#{r['index']}" + (f"@b{r['block']}" if r["block"] else "") for r in refs))
+    return esc(", ".join(f"{r['type']}#{r['index']}" + (f"@b{r['block']}" if r["block"] else "") for r in refs))  # escaped whole
 
 
 def _pass_table(diffs: list, programs: dict, max_rows: int) -> str:
     rows = []
     for d in diffs[:max_rows]:
-        fused = "; ".join(f"{f['into']['type']}#{f['into']['index']} &larr; {_op_list(f['from'])}" for f in d["fused"])
-        rows.append(f'<tr><td>{d["step"]}</td><td><code>{esc(d["pass"])}</code></td><td>{esc(d["summary"])}</td>'
-                    f'<td class="mp-r">{d["ops_before"]}&nbsp;&rarr;&nbsp;{d["ops_after"]}</td>'
-                    f'<td class="mp-r">{d["time_ms"]:.2f}</td><td>{esc(d["before"])} &rarr; {esc(d["after"])}</td>'
+        fused = "; ".join(f"{_h(f['into']['type'])}#{_h(f['into']['index'])} &larr; {_op_list(f['from'])}"
+                          for f in d["fused"])
+        rows.append(f'<tr><td>{_h(d["step"])}</td><td><code>{esc(d["pass"])}</code></td><td>{esc(d["summary"])}</td>'
+                    f'<td class="mp-r">{_h(d["ops_before"])}&nbsp;&rarr;&nbsp;{_h(d["ops_after"])}</td>'
+                    f'<td class="mp-r">{_num(d["time_ms"])}</td><td>{esc(d["before"])} &rarr; {esc(d["after"])}</td>'
                     f"<td>{_op_list(d['removed'])}</td><td>{_op_list(d['added'])}</td><td>{fused}</td></tr>")
     return ("<h3>Pass diffs</h3>" + _table(["#", "pass", "what changed", "ops", "ms", "programs", "removed (before)",
                                               "added (after)", "fused"], rows)
@@ -429,11 +440,11 @@ def _runs_table(runs: list, programs: dict, max_rows: int) -> str:
         for s in r["steps"][:max_rows]:
             outs = "; ".join(f"{esc(n)} {esc(str(t['shape']))} min {_num(t['summary']['min'])} max "
                              f"{_num(t['summary']['max'])}" for n, t in s["outputs"].items())
-            rows.append(f'<tr><td>{s["step"]}</td><td>b{s["block"]}:{s["op"]}</td><td><code>{esc(s["type"])}</code></td>'
+            rows.append(f'<tr><td>{_h(s["step"])}</td><td>b{_h(s["block"])}:{_h(s["op"])}</td><td><code>{esc(s["type"])}</code></td>'
                         f'<td class="mp-r">{_us(s["time_ns"])}</td><td>{outs}</td></tr>')
         fetch = ", ".join(f"{esc(n)} = {_num(t['summary']['mean'])} (mean)" for n, t in r["fetch"].items())
-        more = f", {r['steps_dropped']} ops not listed" if r["steps_dropped"] else ""
-        out.append(f"<details><summary>{esc(name)} run {r['run']}: {len(r['steps'])} ops{more}; fetched {fetch or '—'}"
+        more = f", {_h(r['steps_dropped'])} ops not listed" if r["steps_dropped"] else ""
+        out.append(f"<details><summary>{esc(str(name))} run {_h(r['run'])}: {len(r['steps'])} ops{more}; fetched {fetch or '—'}"
                    "</summary>" + _table(["step", "op", "type", "µs", "outputs"], rows) + "</details>")
     return "\n".join(out)
 

@@ -47,6 +47,20 @@ _schema_cache: dict | None = None
 _MARK = "\x00minipaddle section "  # stands for a section to be spliced in by Trace._spliced_json
 
 
+MAX_LOAD_BYTES = 1 << 30  # Trace.load refuses larger files unless told otherwise
+_compiled: object | None = None
+
+
+def _compiled_schema():
+    """The schema as a compiled validator (fastjsonschema: ~20x faster than jsonschema on a 3 MB document).
+    The schema uses only keywords draft 7 shares with draft 2020-12 ($defs are reached by JSON pointer)."""
+    global _compiled
+    if _compiled is None:
+        import fastjsonschema
+        _compiled = fastjsonschema.compile({**load_schema(), "$schema": "http://json-schema.org/draft-07/schema#"})
+    return _compiled
+
+
 def load_schema() -> dict:
     """The JSON Schema (draft 2020-12) of the trace document, as a dict."""
     global _schema_cache
@@ -103,16 +117,43 @@ class Trace:
         return path
 
     @classmethod
-    def load(cls, path: str | Path) -> "Trace":
+    def load(cls, path: str | Path, max_bytes: int = MAX_LOAD_BYTES) -> "Trace":
+        """Read a trace file. A file is untrusted input: it is checked against the schema and its ids
+        against each other before anything renders it, and refused whole with a clear error when damaged."""
+        path = Path(path)
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise invalid_argument("Trace.load", f"{path} is {size} bytes, more than max_bytes={max_bytes}.",
+                                   hint="pass a larger max_bytes if you trust the file")
         try:
-            document = json.loads(Path(path).read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise invalid_argument("Trace.load", f"{path} is not JSON ({exc}).") from None
-        return cls(document)
+        except RecursionError:
+            raise invalid_argument("Trace.load", f"{path} nests deeper than any trace document.") from None
+        trace = cls(document)
+        trace.check(f"Trace.load({path.name})")
+        return trace
 
     @classmethod
     def from_dict(cls, document: dict) -> "Trace":
         return cls(document)
+
+    def check(self, api: str = "Trace.check") -> None:
+        """Refuse a document that breaks the schema or points at ids it does not define: the fast check
+        of a document from a file (the schema compiled once, fastjsonschema; `validate` is the reference
+        check with jsonschema, used in tests)."""
+        import fastjsonschema
+        try:
+            _compiled_schema()(self._doc)
+        except fastjsonschema.JsonSchemaException as exc:
+            raise invalid_argument(api, f"the document does not match the trace schema: {exc.message}") from None
+        try:
+            problems = dangling_references(self._doc)
+        except (KeyError, TypeError) as exc:
+            raise invalid_argument(api, f"the document is malformed ({type(exc).__name__}: {exc}).") from None
+        if problems:
+            raise invalid_argument(api, f"{len(problems)} dangling reference(s): {problems[:5]}")
 
     def validate(self) -> None:
         """Check the document against the JSON Schema and its internal references (needs jsonschema)."""
