@@ -629,9 +629,24 @@ class TraceBuilder:
         self.bytes_used += STEP_BYTES
         self.next_step += 1
         if self.bytes_used > self.max_bytes or len(self.steps) > self.max_steps:
-            while len(self.steps) > 1 and (len(self.steps) > self.max_steps or self.bytes_used > self.max_bytes):
-                self.dropped_reasons.add("max_steps" if len(self.steps) > self.max_steps else "max_bytes")
+            keep_from = self._keep_from()
+            while len(self.steps) > 1:
+                over_bytes = self.bytes_used > self.max_bytes  # the memory bound: always enforced
+                over_steps = len(self.steps) > self.max_steps and self.steps[0][0]["index"] < keep_from
+                if not (over_bytes or over_steps):
+                    break
+                self.dropped_reasons.add("max_bytes" if over_bytes else "max_steps")
                 self._drop_oldest()
+
+    def _keep_from(self) -> int:
+        """The first step `max_steps` may not drop: that of the newest complete training iteration (and so
+        the one running too). A model of 5,000 ops runs more than 10,000 steps an iteration; the ring buffer
+        must not eat its forward pass. Memory stays bounded by `max_bytes`, which drops whatever it must."""
+        if not self.saw_training:
+            return self.next_step  # no iterations: a plain ring buffer
+        iterations = self.iterations
+        newest_complete = iterations[-2] if len(iterations) > 1 and not self._iteration_done else iterations[-1]
+        return newest_complete[1]
 
     def _drop_oldest(self) -> None:
         refs = self.refs

@@ -319,3 +319,35 @@ def test_a_loss_gone_nan_is_null_in_the_iterations_and_named_by_nan_inf(data):
     assert doc["nan_inf"]["first"]["op"] == "log"
     for layer in doc["health"]["layers"]:
         assert all(v is None or math.isfinite(v) for v in layer["grad_std"])
+
+
+def test_max_steps_never_drops_the_newest_complete_iteration():
+    # an iteration of a deep model is longer than the ring buffer: its forward pass must survive
+    paddle.seed(0)
+    net = nn.Sequential(*[nn.Linear(4, 4) for _ in range(12)])
+    opt = paddle.optimizer.SGD(learning_rate=0.01, parameters=net.parameters())
+    x = paddle.to_tensor(np.ones((2, 4), "float32"))
+    with paddle.debug.record(max_steps=30) as rec:
+        for _ in range(3):
+            loss = net(x).mean()
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+    doc = rec.trace.to_dict()
+    assert doc["recording"]["dropped_steps"] > 0  # older iterations went
+    last = doc["iterations"][-1]
+    kept = [s for s in doc["steps"] if last["first_step"] <= s["index"] <= last["last_step"]]
+    ops = [s for s in kept if s["kind"] == "op"]
+    assert len(kept) > 30 and len(ops) == 13  # 12 linears and the mean: the whole forward pass
+    assert doc["iterations"][0]["index"] >= 1
+
+
+def test_max_bytes_still_bounds_memory_whatever_the_iteration():
+    paddle.seed(0)
+    net = nn.Sequential(*[nn.Linear(4, 4) for _ in range(12)])
+    x = paddle.to_tensor(np.ones((2, 4), "float32"))
+    with paddle.debug.record(max_bytes=60_000) as rec:
+        for _ in range(2):
+            net(x).mean().backward()
+    recording = rec.trace.to_dict()["recording"]
+    assert recording["dropped_steps"] > 0 and recording["bytes_used"] <= 60_000
