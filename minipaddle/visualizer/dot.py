@@ -177,6 +177,13 @@ def render_svg(digraph, timeout: float = 60.0) -> str:
     try:
         done = subprocess.run([dot, "-Tsvg"], input=digraph.source.encode("utf-8"), capture_output=True,
                               timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        nodes = digraph.source.count("\n")  # about one line per node or edge
+        raise precondition_not_met(
+            "to_svg", f"`dot` did not finish laying out the graph in {timeout:g} s (it has about {nodes} nodes and "
+                      "edges): Graphviz is installed, the graph is too big to draw whole.",
+            hint="draw the folded view instead: view='layers' (ops grouped by layer, repeated blocks folded), "
+                 "or a smaller budget=...") from None
     except (OSError, subprocess.SubprocessError) as exc:
         raise precondition_not_met("to_svg", f"`dot` could not draw the graph ({type(exc).__name__}: {exc}).",
                                    hint=INSTALL_HINT) from None

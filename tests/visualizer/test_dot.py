@@ -173,3 +173,19 @@ def test_bad_arguments(mlp_trace):
         to_dot(mlp_trace, view="up")
     with pytest.raises(InvalidArgument, match="expected a minipaddle Trace"):
         to_svg(42)
+
+
+def test_a_layout_that_runs_out_of_time_says_so_and_offers_the_folded_view(tmp_path, monkeypatch):
+    # a stand-in `dot` that never finishes: the error must not say "install Graphviz"
+    import os
+    import graphviz
+    from minipaddle.visualizer.dot import render_svg
+    slow = tmp_path / "dot"
+    slow.write_text("#!/bin/sh\nsleep 30\n")
+    slow.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    g = graphviz.Digraph()
+    g.edge("a", "b")
+    with pytest.raises(Exception, match="did not finish laying out the graph in 0.5 s") as info:
+        render_svg(g, timeout=0.5)
+    assert "view='layers'" in str(info.value) and "apt-get install graphviz" not in str(info.value)
