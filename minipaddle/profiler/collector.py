@@ -29,6 +29,10 @@ from . import record_event
 
 # Positions in an op record.
 NAME, KERNEL, START, END, PHASE, LAYER, NODE, EXTRA = range(8)
+# The window keeps at most this many records of each kind (ops, grad nodes, memory samples, spans):
+# ~150 bytes each, so a default (always recording) profiler stays within ~100 MB however long it runs.
+# Later records are counted, not kept (the first ones keep their indices: backward records point at ops).
+MAX_RECORDS = 200_000
 # Positions in a backward record.
 B_NAME, B_START, B_END, B_FORWARD, B_INNER, B_FORWARD_INDEX = range(6)
 
@@ -52,6 +56,8 @@ class Collector:
         self.peak_bytes = 0
         self.freed_bytes = 0
         self.errors: list[str] = []
+        self.max_records = MAX_RECORDS
+        self.dropped: dict[str, int] = {}  # kind -> records not kept past max_records
         self._node_count = 0
         self._links: dict = {}        # id(grad node) -> (weakref, forward node id, op index)
         self._inner: list = []        # ops of backward rules, until their backward_step arrives
@@ -102,7 +108,8 @@ class Collector:
             elif kind == "backward_end":
                 self._depth = max(0, self._depth - 1)
                 if self._depth == 0:
-                    self.phase_spans.append(("backward", "Backward", self._backward_start, time.perf_counter_ns()))
+                    if self._room("phase", self.phase_spans):
+                        self.phase_spans.append(("backward", "Backward", self._backward_start, time.perf_counter_ns()))
         except Exception as exc:  # a profiler must never break the program it watches
             if len(self.errors) < 20:
                 self.errors.append(f"{kind}: {type(exc).__name__}: {exc}")
@@ -126,7 +133,21 @@ class Collector:
         node = e["grad_node"]
         if node is not None:
             self._links[id(node)] = (weakref.ref(node), nid, len(self.ops))
-        self.ops.append([e["op"], kernel, e["start_ns"], e["end_ns"], phase, e["layer"], nid, extra])
+        if self._room("ops", self.ops):
+            self.ops.append([e["op"], kernel, e["start_ns"], e["end_ns"], phase, e["layer"], nid, extra])
+
+    def _room(self, kind: str, records: list) -> bool:
+        """Whether `records` may grow; counts the record as dropped when it may not."""
+        if len(records) < self.max_records:
+            return True
+        self.dropped[kind] = self.dropped.get(kind, 0) + 1
+        return False
+
+    def notes(self) -> list[str]:
+        """What the window did not keep, in words (empty when it kept everything)."""
+        return [f"the profiler kept the first {self.max_records:,} {kind} records of this window; {n:,} later ones were "
+                "not kept, so the tables and the timeline leave their time out (profile fewer steps with "
+                "make_scheduler, or raise Collector.max_records)" for kind, n in sorted(self.dropped.items())]
 
     def _on_backward_step(self, e: dict) -> None:
         node = e["node"]
@@ -139,7 +160,8 @@ class Collector:
         forward_nid = forward_index = None
         if link is not None and link[0]() is node:
             forward_nid, forward_index = link[1], link[2]
-        self.backward.append([name, e["start_ns"], e["end_ns"], forward_nid, inner, forward_index])
+        if self._room("backward", self.backward):
+            self.backward.append([name, e["start_ns"], e["end_ns"], forward_nid, inner, forward_index])
 
     def _extra(self, e: dict) -> dict:
         extra: dict = {}
@@ -169,7 +191,8 @@ class Collector:
         if total:
             self.live_bytes += total
             self.peak_bytes = max(self.peak_bytes, self.live_bytes)
-            self.memory.append((now, self.live_bytes))
+            if self._room("memory", self.memory):
+                self.memory.append((now, self.live_bytes))
         return total
 
     def _freed(self, key: int, ref) -> None:
@@ -179,7 +202,8 @@ class Collector:
         del self._buffers[key]
         self.live_bytes -= entry[1]
         self.freed_bytes += entry[1]
-        self.memory.append((time.perf_counter_ns(), self.live_bytes))
+        if self._room("memory", self.memory):
+            self.memory.append((time.perf_counter_ns(), self.live_bytes))
 
     # ---- spans from hooks.py and RecordEvent ------------------------------------------------
     def enter_phase(self, phase: str) -> None:
@@ -188,11 +212,12 @@ class Collector:
     def leave_phase(self, phase: str, name: str | None, start: int, end: int) -> None:
         if self._phases and self._phases[-1] == phase:
             self._phases.pop()
-        if name is not None:
+        if name is not None and self._room("phase", self.phase_spans):
             self.phase_spans.append((phase, name, start, end))
 
     def add_user_event(self, name: str, event_type, start: int, end: int) -> None:
-        self.user_events.append((name, event_type.name, start, end))
+        if self._room("user event", self.user_events):
+            self.user_events.append((name, event_type.name, start, end))
 
     def add_compile(self, function: str, signature: str, start: int, end: int) -> None:
         self.compiles.append((function, signature, start, end))

@@ -78,5 +78,5 @@ def profile_section(result, max_spans: int = MAX_SPANS) -> dict:
         "spans": spans,
         "spans_dropped": total - len(spans),
         "memory": memory,
-        "errors": list(c.errors),
+        "errors": list(c.errors) + c.notes(),
     }

@@ -317,3 +317,20 @@ def test_autotuned_ops_name_the_kernel_that_ran(tmp_path):
     assert [op[1] for op in forward] == [winners["16x16,16x8"]]
     text = prof.result.summary_text()
     assert "autotuned" not in text and f"kernel {winners['16x16,16x8']}" in text
+
+
+def test_a_long_window_keeps_a_bounded_number_of_records_and_says_what_it_left_out(monkeypatch):
+    from minipaddle.profiler import collector as collector_module
+    monkeypatch.setattr(collector_module, "MAX_RECORDS", 30)
+    paddle.seed(0)
+    net = nn.Linear(4, 2)
+    x = paddle.to_tensor(np.ones((3, 4), "float32"))
+    with Profiler() as prof:
+        for _ in range(20):
+            net(x).mean().backward()
+            prof.step()
+    c = prof.result.collector
+    assert len(c.ops) == 30 and len(c.backward) == 30
+    assert c.dropped["ops"] == 20 * 2 - 30 and c.dropped["backward"] > 0
+    errors = prof.result.trace_document()["profile"]["errors"]
+    assert any("kept the first 30 ops records" in e and "10 later ones were not kept" in e for e in errors), errors
