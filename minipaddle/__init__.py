@@ -32,7 +32,7 @@ from .framework.parameter import ParamAttr, create_parameter  # noqa: F401,E402
 # Submodules and names that pull in more code load on first use, so `import minipaddle` stays quick.
 _LAZY_MODULES = ("nn", "optimizer", "io", "vision", "metric", "hapi", "regularizer", "datasets", "debug",
                  "visualizer", "notebook", "callbacks", "static", "profiler", "incubate", "amp", "jit", "tensor",
-                 "device", "distributed", "utils", "hub", "inference", "text")
+                 "device", "distributed", "utils", "hub", "inference", "text", "autograd")
 _LAZY_NAMES = {"Model": ("hapi", "Model"), "summary": ("hapi", "summary"),
                "save": ("framework.io", "save"), "load": ("framework.io", "load"),
                "flops": ("hapi.flops", "flops"), "DataParallel": ("distributed", "DataParallel"),

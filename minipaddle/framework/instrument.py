@@ -22,6 +22,11 @@ kind "op" -- one eager op ran (framework/dispatch.py)
     kernel      callable        the kernel function that ran (the recorder finds its name and why it was chosen)
     grad_node   GradNode | None the node recorded for backward, if any
     start_ns, end_ns  int       around the kernel call only
+    pylayer     type            only for a PyLayer call (autograd/py_layer.py): its class; then opdef is a
+                                PyLayerOp, kernel the user's forward, grad_node a PyLayerNode ("<Class>_grad")
+kind "pylayer_begin" / "pylayer_end" -- a PyLayer's forward starts / ends (also when it raises); the ops it
+                       runs are reported in between, then the PyLayer's own "op" event
+    pylayer     type            the PyLayer class
 kind "grad_node" -- a GradNode was recorded for the op about to be reported (same dispatch call)
     node        GradNode        node.op, node.next_edges: per input (node, output_index) or None
     op          str

@@ -22,6 +22,11 @@ input whose version is unchanged reuses its state; a parameter's summary outlive
 way in; a .grad buffer that equals the gradient just accumulated into it (it was empty or
 zeroed) shares that gradient's summary after a bit-for-bit comparison. Kernel descriptions are
 cached across recordings.
+
+A PyLayer call (paddle.autograd.PyLayer, see autograd/py_layer.py) is one node whose op is the class
+name and whose attrs carry the user's forward and backward source; the ops its forward runs are
+listed on that node (attrs "forward_ops"), not drawn as nodes of their own: the learner wrote one
+op, and its backward step lists the ops the user's backward ran, as every backward step does.
 """
 from __future__ import annotations
 
@@ -98,6 +103,8 @@ class TraceBuilder:
         self._backward_depth = 0
         self._backward_pass = 0
         self._inner_ops: list = []               # ops run by backward rules, until their step comes
+        self._pylayer_ops: list[list] = []       # per PyLayer forward running (innermost last): its ops
+        self._pylayer_done: list | None = None   # the ops of the PyLayer forward that just finished
         self._nan_pending: list = []             # (sid, tensor) of new states holding NaN/Inf, to flag
         self._version = 0                        # bumped on every change: Recorder caches its Trace
         self._sweep_at = SWEEP_MIN               # _remember sweeps its table beyond this size
@@ -296,6 +303,11 @@ class TraceBuilder:
         timing[0] += 1
         timing[1] += end - start
         timing[2] = max(timing[2], end - start)
+        if self._pylayer_ops:  # inside a PyLayer's forward: listed on the PyLayer's node
+            self._pylayer_ops[-1].append(e["op"])
+            return
+        if e.get("pylayer") is not None:
+            kernel = dict(kernel, name=f"{e['pylayer'].__qualname__}.forward")
         if phase == "backward":  # part of a backward rule: listed on its backward step
             inner = {"op": e["op"], "kernel": kernel["name"], "duration_ns": end - start}
             if kernel["tuning"] is not None:  # a tuned grad kernel (conv2d_grad_filter, a transposed matmul)
@@ -331,9 +343,12 @@ class TraceBuilder:
         gid = None
         if e.get("grad_node") is not None:
             gid = self._grad_node(e["grad_node"], held, forward_node=nid, inputs=inputs, outputs=outputs)
+        attrs = _attrs_json(e.get("attrs"))
+        if e.get("pylayer") is not None:
+            attrs = self._pylayer_attrs(e["pylayer"])
         self.objects[nid] = {"id": nid, "op": e["op"], "layer": e.get("layer"), "inputs": inputs,
                              "input_states": input_states, "outputs": outputs, "output_states": output_states,
-                             "attrs": _attrs_json(e.get("attrs")), "kernel": kernel, "start_ns": start - self.t0_ns,
+                             "attrs": attrs, "kernel": kernel, "start_ns": start - self.t0_ns,
                              "end_ns": end - self.t0_ns, "grad_node": gid, "nan_inf": None,
                              "first_nan_inf": False, "step": step}
         if e["op"] in SATURATION_OPS and e["outputs"]:  # the health view's saturated / dead fraction
@@ -344,6 +359,20 @@ class TraceBuilder:
             self._check_nan_inf(nid, e, input_states, output_states, step)
         self._push({"index": step, "kind": "op", "phase": "forward", "node": nid,
                     "states": output_states, "t_ns": start - self.t0_ns}, held)
+
+    def _on_pylayer_begin(self, e: dict) -> None:
+        self._pylayer_ops.append([])
+
+    def _on_pylayer_end(self, e: dict) -> None:
+        self._pylayer_done = self._pylayer_ops.pop() if self._pylayer_ops else None
+
+    def _pylayer_attrs(self, cls) -> dict:
+        """A PyLayer node's attrs: the class, the user's forward and backward source, where forward is
+        written (file, line of its `def`, the notebook cell), and the ops its forward ran."""
+        attrs = dict(_pylayer_source(cls))
+        ops, self._pylayer_done = self._pylayer_done or [], None
+        attrs["forward_ops"] = ops[:MAX_INNER_OPS]
+        return attrs
 
     def _grad_node(self, node, held: list, forward_node=None, inputs=None, outputs=()) -> str:
         """The backward-graph id of `node` (a GradNode or AccumulateGrad), recorded if new.
@@ -701,6 +730,41 @@ class TraceBuilder:
         return build_document(self)
 
 
+def _pylayer_source(cls) -> dict:
+    """{"pylayer", "forward_source", "backward_source", "source"} of a PyLayer class, read once per class
+    (the source of a class defined in a notebook cell is in linecache, where IPython puts every cell)."""
+    cached = _pylayer_sources.get(cls)
+    if cached is not None:
+        return cached
+    import inspect
+    import textwrap
+
+    def text_of(fn) -> tuple[str, str | None, int]:
+        fn = inspect.unwrap(fn)
+        code = getattr(fn, "__code__", None)
+        try:
+            lines, first = inspect.getsourcelines(fn)
+        except (OSError, TypeError):
+            return "", None if code is None else code.co_filename, 0 if code is None else code.co_firstlineno
+        offset = next((i for i, line in enumerate(lines) if line.lstrip().startswith(("def ", "async def "))), 0)
+        path = code.co_filename if code is not None else inspect.getsourcefile(fn)
+        return textwrap.dedent("".join(lines)), path, first + offset
+
+    forward, path, line = text_of(cls.forward)
+    backward = text_of(cls.backward)[0]
+    source = {"file": path, "line": int(line)}
+    cell = _program.cell_of(path) if path else None
+    if cell is not None:
+        source["cell"] = cell
+    info = {"pylayer": f"{cls.__module__}.{cls.__qualname__}", "forward_source": forward,
+            "backward_source": backward, "source": source}
+    _pylayer_sources[cls] = info
+    return info
+
+
+_pylayer_sources: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # PyLayer class -> its source attrs
+
+
 def _attrs_json(attrs: dict | None) -> dict:
     """Attributes as JSON now: the caller may change a list it passed, and a record must not keep
     big objects alive."""
@@ -788,6 +852,8 @@ _HANDLERS = {
     "backward_step": TraceBuilder._on_backward_step,
     "hook": TraceBuilder._on_hook,
     "optimizer_update": TraceBuilder._on_optimizer_update,
+    "pylayer_begin": TraceBuilder._on_pylayer_begin,
+    "pylayer_end": TraceBuilder._on_pylayer_end,
     "autotune": TraceBuilder._on_autotune,
 }
 # static programs: the Executor's and the passes' events (program.py), and eager ops run inside a

@@ -208,7 +208,7 @@ def _apply_node(node, grads, buffers, heap, retain_graph, api, sent: list | None
             api, f"the graph through '{node.op.name}' was already freed by an earlier backward.",
             hint="pass retain_graph=True to the first backward() to run backward through it again.")
     for i, g in enumerate(grads):  # (not `None in grads`: that would call Tensor.__eq__)
-        if g is None:  # an output nobody used: its gradient is zero
+        if g is None and node.materialize_grads:  # an output nobody used: its gradient is zero
             shape, dtype = node.out_metas[i]
             grads[i] = Tensor._wrap(np.zeros(shape, dtype))
     node.unpack()

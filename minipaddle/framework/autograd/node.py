@@ -50,6 +50,7 @@ class GradNode:
 
     __slots__ = ("op", "attrs", "saved", "next_edges", "input_metas", "out_metas",
                  "tensor_hooks", "freed", "seq", "__weakref__", "__dict__")  # __dict__: see unpack()
+    materialize_grads = True  # False (a PyLayer's ctx.set_materialize_grads): None grads reach the rule
 
     def __init__(self, op, attrs: dict, next_edges: tuple, input_metas: tuple, out_metas: tuple) -> None:
         self.seq = next(sequence)       # creation order: a node's inputs' nodes always come earlier
