@@ -137,3 +137,13 @@ def squeezenet_keys_and_output(paddle):
     return {"1.0": _keys_and_shapes(M.SqueezeNet("1.0")), "1.1": _keys_and_shapes(v11),
             "1.1 output 2x3x64x64": v11(_image(paddle, 64, batch=2)), "1.0 output 1x3x64x64": v10(_image(paddle, 64)),
             "without pool": list(M.squeezenet1_1(num_classes=10, with_pool=False)(_image(paddle, 64)).shape)}
+
+
+@case
+def shufflenet_v2_keys_and_output(paddle):
+    M = paddle.vision.models
+    small = _fill_deterministically(paddle, M.shufflenet_v2_x0_25(num_classes=10))
+    swish = _fill_deterministically(paddle, M.shufflenet_v2_swish(num_classes=10))
+    return {"x1_0": _keys_and_shapes(M.shufflenet_v2_x1_0()), "x0_25": _keys_and_shapes(small),
+            "x0_25 output 1x3x64x64": small(_image(paddle, 64)), "swish output 1x3x64x64": swish(_image(paddle, 64)),
+            "x2_0 shapes": [s for _, s in _keys_and_shapes(M.shufflenet_v2_x2_0(num_classes=0))][-6:]}

@@ -109,3 +109,18 @@ def test_pixel_shuffle_layers_and_errors():
         F.pixel_unshuffle(paddle.rand([1, 1, 3, 4]), 2)
     with pytest.raises(InvalidArgument, match="data_format got 'NCWH'"):
         F.pixel_shuffle(paddle.rand([1, 4, 2, 2]), 2, "NCWH")
+
+
+@pytest.mark.parametrize("data_format", ["NCHW", "NHWC"])
+def test_channel_shuffle_matches_torch_and_its_gradient_is_the_inverse_shuffle(data_format):
+    torch = torch_or_skip()
+    x = RNG.standard_normal((2, 6, 2, 3))
+    want = torch.nn.functional.channel_shuffle(torch.tensor(x), 3).numpy()
+    if data_format == "NHWC":
+        x, want = x.transpose(0, 2, 3, 1), want.transpose(0, 2, 3, 1)
+    assert_forward(F.channel_shuffle(paddle.to_tensor(x), 3, data_format), want)
+    check_grad(lambda t: F.channel_shuffle(t, 3, data_format), [x])
+    check_double_grad(lambda t: F.channel_shuffle(t, 3, data_format) ** 2, [x])
+    assert paddle.nn.ChannelShuffle(2)(paddle.rand([1, 4, 2, 2])).shape == [1, 4, 2, 2]
+    with pytest.raises(InvalidArgument, match="x has 6 channels, which 4 groups cannot split evenly"):
+        F.channel_shuffle(paddle.rand([1, 6, 2, 2]), 4)

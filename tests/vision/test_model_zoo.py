@@ -16,7 +16,7 @@ from minipaddle.vision import models as M
 @pytest.mark.parametrize("factory, kwargs", [
     (M.resnet18, {}), (M.resnet34, {}), (M.resnet50, {}), (M.mobilenet_v1, {"scale": 0.25}),
     (M.mobilenet_v2, {"scale": 0.5}), (M.vgg11, {"batch_norm": True}), (M.mobilenet_v3_small, {}),
-    (M.mobilenet_v3_large, {"scale": 0.5}), (M.squeezenet1_1, {}),
+    (M.mobilenet_v3_large, {"scale": 0.5}), (M.squeezenet1_1, {}), (M.shufflenet_v2_x0_5, {}),
 ])
 def test_small_images_give_logits_quickly(factory, kwargs):
     model = factory(num_classes=7, **kwargs)

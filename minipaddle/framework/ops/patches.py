@@ -12,7 +12,9 @@ order come from the same two kernels (kernels/cpu/patches.py, on conv2d's numba 
 
 pixel_shuffle turns [N, C*r*r, H, W] into [N, C, H*r, W*r]: each group of r*r channels becomes an
 r x r block of pixels (Shi et al. 2016). pixel_unshuffle is its inverse, and each is the other's
-gradient (a permutation's adjoint is its inverse).
+gradient (a permutation's adjoint is its inverse). channel_shuffle (ShuffleNet) interleaves g groups
+of channels: channels seen as a (g, C/g) grid are read column by column; its inverse, and so its
+gradient, is channel_shuffle with C/g groups.
 
 Paddings here are Paddle's unfold/fold order: (top, left, bottom, right).
 """
@@ -187,9 +189,33 @@ PIXEL_SHUFFLE = register_op("pixel_shuffle", inputs=("x",), infer_meta=pixel_shu
 PIXEL_UNSHUFFLE = register_op("pixel_unshuffle", inputs=("x",), infer_meta=pixel_unshuffle_meta,
                               backward=pixel_unshuffle_grad,
                               attrs={"downscale_factor": (int, 1), "data_format": (str, "NCHW")})
+def channel_shuffle_meta(x, groups=1, data_format="NCHW") -> MetaTensor:
+    op = "channel_shuffle"
+    c, _, _ = _check_shuffle(op, x, groups, data_format)
+    if c != -1 and c % groups:
+        raise invalid_argument(op, f"x has {c} channels, which {groups} groups cannot split evenly.")
+    return new_meta(tuple(x.shape), x.dtype)
+
+
+def channel_shuffle_kernel(x, groups=1, data_format="NCHW"):
+    if data_format == "NCHW":
+        n, c, h, w = x.shape
+        return x.reshape(n, groups, c // groups, h, w).transpose(0, 2, 1, 3, 4).reshape(n, c, h, w)
+    n, h, w, c = x.shape
+    return x.reshape(n, h, w, groups, c // groups).transpose(0, 1, 2, 4, 3).reshape(n, h, w, c)
+
+
+def channel_shuffle_grad(node, dout):
+    channels = node.input_metas[0][0][1 if node.data_format == "NCHW" else 3]
+    return dispatch(CHANNEL_SHUFFLE, (dout,), {"groups": channels // node.groups, "data_format": node.data_format})
+
+
+CHANNEL_SHUFFLE = register_op("channel_shuffle", inputs=("x",), infer_meta=channel_shuffle_meta,
+                              backward=channel_shuffle_grad, attrs={"groups": (int, 1), "data_format": (str, "NCHW")})
 _ALL = ("float16", "float32", "float64", "int32", "int64", "bool")
 add_kernel("pixel_shuffle", "cpu", _ALL, pixel_shuffle_kernel, name="numpy")
 add_kernel("pixel_unshuffle", "cpu", _ALL, pixel_unshuffle_kernel, name="numpy")
+add_kernel("channel_shuffle", "cpu", _ALL, channel_shuffle_kernel, name="numpy")
 
 
 # ---- the op calls the functional API makes -----------------------------------------------------
@@ -212,4 +238,8 @@ def pixel_unshuffle(x: Tensor, downscale_factor: int, data_format: str) -> Tenso
     return dispatch(PIXEL_UNSHUFFLE, (x,), {"downscale_factor": downscale_factor, "data_format": data_format})
 
 
-__all__ = ["unfold", "fold", "pixel_shuffle", "pixel_unshuffle"]
+def channel_shuffle(x: Tensor, groups: int, data_format: str) -> Tensor:
+    return dispatch(CHANNEL_SHUFFLE, (x,), {"groups": groups, "data_format": data_format})
+
+
+__all__ = ["unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle"]

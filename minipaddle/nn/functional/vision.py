@@ -14,7 +14,7 @@ from ...framework.ops import patches, sampling
 from ...framework.ops.common import as_tensor
 from ...framework.tensor import Tensor
 
-__all__ = ["unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "affine_grid", "grid_sample"]
+__all__ = ["unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "affine_grid", "grid_sample"]
 
 
 def _pair(op: str, name: str, value) -> tuple[int, int]:
@@ -71,6 +71,12 @@ def pixel_unshuffle(x: Tensor, downscale_factor: int, data_format: str = "NCHW",
     op = "pixel_unshuffle"
     return patches.pixel_unshuffle(as_tensor(op, "x", x), _factor(op, "downscale_factor", downscale_factor),
                                    data_format)
+
+
+def channel_shuffle(x: Tensor, groups: int, data_format: str = "NCHW", name: str | None = None) -> Tensor:
+    """Interleave `groups` groups of channels (ShuffleNet), so the next grouped conv mixes them."""
+    op = "channel_shuffle"
+    return patches.channel_shuffle(as_tensor(op, "x", x), _factor(op, "groups", groups), data_format)
 
 
 def affine_grid(theta: Tensor, out_shape, align_corners: bool = True, name: str | None = None) -> Tensor:

@@ -1,12 +1,12 @@
-"""Layers over nn/functional/vision.py: Unfold, Fold, PixelShuffle, PixelUnshuffle (Paddle's names and
-attributes)."""
+"""Layers over nn/functional/vision.py: Unfold, Fold, PixelShuffle, PixelUnshuffle, ChannelShuffle (Paddle's
+names and attributes)."""
 from __future__ import annotations
 
 from ...framework.errors import invalid_argument
 from .. import functional as F
 from .layers import Layer
 
-__all__ = ["Unfold", "Fold", "PixelShuffle", "PixelUnshuffle"]
+__all__ = ["Unfold", "Fold", "PixelShuffle", "PixelUnshuffle", "ChannelShuffle"]
 
 
 class Unfold(Layer):
@@ -78,3 +78,18 @@ class PixelUnshuffle(Layer):
     def extra_repr(self) -> str:
         text = f"downscale_factor={self._downscale_factor}"
         return text + (f", data_format={self._data_format}" if self._data_format != "NCHW" else "")
+
+
+class ChannelShuffle(Layer):
+    """F.channel_shuffle as a layer."""
+
+    def __init__(self, groups: int, data_format: str = "NCHW", name: str | None = None) -> None:
+        super().__init__()
+        self._groups = F.vision._factor("ChannelShuffle", "groups", groups)
+        self._data_format = _data_format("ChannelShuffle", data_format)
+
+    def forward(self, x):
+        return F.channel_shuffle(x, self._groups, self._data_format)
+
+    def extra_repr(self) -> str:
+        return f"groups={self._groups}" + (f", data_format={self._data_format}" if self._data_format != "NCHW" else "")

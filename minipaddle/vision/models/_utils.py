@@ -19,6 +19,13 @@ PADDLE_WEIGHT_URLS = {
     "mobilenet_v3_large_x1.0": "https://paddle-hapi.bj.bcebos.com/models/mobilenet_v3_large_x1.0.pdparams",
     "squeezenet1_0": "https://paddle-imagenet-models-name.bj.bcebos.com/dygraph/SqueezeNet1_0_pretrained.pdparams",
     "squeezenet1_1": "https://paddle-imagenet-models-name.bj.bcebos.com/dygraph/SqueezeNet1_1_pretrained.pdparams",
+    "shufflenet_v2_x0_25": "https://paddle-hapi.bj.bcebos.com/models/shufflenet_v2_x0_25.pdparams",
+    "shufflenet_v2_x0_33": "https://paddle-hapi.bj.bcebos.com/models/shufflenet_v2_x0_33.pdparams",
+    "shufflenet_v2_x0_5": "https://paddle-hapi.bj.bcebos.com/models/shufflenet_v2_x0_5.pdparams",
+    "shufflenet_v2_x1_0": "https://paddle-hapi.bj.bcebos.com/models/shufflenet_v2_x1_0.pdparams",
+    "shufflenet_v2_x1_5": "https://paddle-hapi.bj.bcebos.com/models/shufflenet_v2_x1_5.pdparams",
+    "shufflenet_v2_x2_0": "https://paddle-hapi.bj.bcebos.com/models/shufflenet_v2_x2_0.pdparams",
+    "shufflenet_v2_swish": "https://paddle-hapi.bj.bcebos.com/models/shufflenet_v2_swish.pdparams",
 }
 
 
