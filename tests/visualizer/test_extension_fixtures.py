@@ -27,3 +27,15 @@ def test_the_fixtures_cover_iterations_programs_and_a_profile():
     assert any(len(d.get("iterations") or []) > 1 for d in docs.values())
     assert any(d.get("programs") for d in docs.values())
     assert any(d.get("profile") for d in docs.values())
+
+
+def test_the_view_goldens_the_extension_is_checked_against_are_what_graph_py_draws_now():
+    # views.ts is compared with views.golden.json (views_parity.test.ts); this keeps that file true to
+    # graph.py, so a change on either side without the other fails one of the two suites
+    import importlib.util
+    path = FIXTURES.parent / "make_view_goldens.py"
+    spec = importlib.util.spec_from_file_location("make_view_goldens", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.GOLDEN.read_text(encoding="utf-8") == module.text(module.goldens()), \
+        "notebook_ext/tests/views.golden.json is stale: run .venv/bin/python notebook_ext/tests/make_view_goldens.py"
