@@ -20,9 +20,16 @@ Nodes of the tree:
     {"type": "none"}
 
 Loading checks everything before it returns anything: the zip's CRCs, that every member is
-expected (a stray pickle payload is refused), each array's dtype, shape and sha256. Writing goes
-to a temporary file that is renamed over `path`, so a crash never leaves half a checkpoint.
-Parameters come back as Tensors, as in Paddle.
+expected (a stray pickle payload or a `../` path is refused), each array's dtype, shape and sha256.
+What loading allocates is bounded by the file's real size: members are stored uncompressed and must
+lie inside the file, an array is read straight into its final buffer, and the JSON member is capped
+in size and nesting depth (bounded_json). Writing goes to a temporary file that is renamed over
+`path` (save_unit), so a crash never leaves half a checkpoint. Parameters come back as Tensors, as in
+Paddle.
+
+The sha256 of the JSON member is the archive's *digest*: it pins every array (through their
+sha256s) and the structure, so a manifest that lists it pins the whole file. A multi-file save
+(Model.save, jit.save, static.save) records its files' digests in the file it writes last.
 """
 from __future__ import annotations
 
@@ -30,12 +37,14 @@ import hashlib
 import io
 import json
 import os
-import tempfile
+import struct
 import zipfile
 
 import numpy as np
 
+from . import bounded_json
 from .errors import invalid_argument
+from .save_unit import SaveUnit
 from .tensor import Tensor
 
 __all__ = ["save", "load"]
@@ -45,6 +54,7 @@ VERSION = 1
 META = "__minipaddle__.json"
 _SCALAR_TYPES = {"int": int, "bool": bool, "str": str}
 _KEY_TYPES = ("str", "int", "float", "bool", "none")
+_READ_CHUNK = 16 << 20   # arrays are read in pieces this big straight into their buffer (no second copy)
 
 
 class _Writer:
@@ -123,12 +133,15 @@ def _unsupported(obj, where: str) -> Exception:
                                  "dicts, lists and tuples of these.")
 
 
-def _write_zip(fileobj, meta: dict, arrays: dict[str, np.ndarray]) -> None:
+def _write_zip(fileobj, meta: dict, arrays: dict[str, np.ndarray]) -> str:
+    """Write the archive; return its digest (the sha256 of the JSON member)."""
+    text = json.dumps(meta, separators=(",", ":")).encode("utf-8")
     with zipfile.ZipFile(fileobj, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
-        zf.writestr(META, json.dumps(meta, separators=(",", ":")))
+        zf.writestr(META, text)
         for key, array in arrays.items():
             with zf.open(f"{key}.npy", "w", force_zip64=array.nbytes > (1 << 31) - (1 << 20)) as member:
                 np.lib.format.write_array(member, array, allow_pickle=False)
+    return hashlib.sha256(text).hexdigest()
 
 
 def save(obj, path, protocol: int = 4, **configs) -> None:
@@ -160,27 +173,21 @@ def save(obj, path, protocol: int = 4, **configs) -> None:
     _atomic_write(path, meta, writer.arrays)
 
 
-def _atomic_write(path: str, meta: dict, arrays: dict[str, np.ndarray]) -> None:
-    """Write to a temporary file beside `path`, then rename it over `path` (atomic on POSIX)."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
-                               dir=os.path.dirname(path) or ".")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            _write_zip(f, meta, arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600 files; give the usual permissions
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+def _atomic_write(path: str, meta: dict, arrays: dict[str, np.ndarray]) -> str:
+    """Write to a temporary file beside `path`, then rename it over `path` (atomic on POSIX); a one-file
+    SaveUnit, so temporary files a killed save left are removed too. Returns the archive's digest."""
+    with SaveUnit("paddle.save") as unit:
+        return unit.add(path, lambda f: _write_zip(f, meta, arrays))
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+def save_in_unit(unit: SaveUnit, obj, path: str, manifest: dict | None = None) -> str:
+    """paddle.save of `obj` as one file of a multi-file save; `manifest` ({file name: digest} of the
+    unit's other files) goes into this file's JSON. Returns this file's digest."""
+    writer = _Writer()
+    meta = {"format": FORMAT, "version": VERSION, "root": writer.node(obj, "obj"), "arrays": writer.specs}
+    if manifest is not None:
+        meta["manifest"] = {"files": dict(manifest)}
+    return unit.add(path, lambda f: _write_zip(f, meta, writer.arrays))
 
 
 # ---- loading ---------------------------------------------------------------------------
@@ -208,16 +215,49 @@ def load(path, return_numpy: bool = False, **configs):
         if os.path.isdir(name):
             raise invalid_argument("paddle.load", f"{name!r} is a directory, expected a file written by "
                                                   "paddle.save.")
+    return _read_checked("paddle.load", name, source, return_numpy)[0]
+
+
+def load_verified(api: str, path: str, return_numpy: bool = False, digest: str | None = None) -> tuple:
+    """(object, manifest, digest) of a paddle.save file: `manifest` is the {file name: digest} this file
+    lists for the other files of its save (None if it lists none); with `digest`, the file must be
+    the one a manifest named (else a clear error: the files come from different saves)."""
+    if not os.path.isfile(path):
+        raise invalid_argument(api, f"no file at {path!r}.")
+    obj, meta, got = _read_checked(api, path, path, return_numpy)
+    if digest is not None and got != digest:
+        raise invalid_argument(api, f"{path!r} is not the file its save's manifest lists: the files come from "
+                                    "different saves (a save interrupted between its renames, or a file copied "
+                                    "in from elsewhere).", hint="save again, or restore the files together.")
+    manifest = meta.get("manifest")
+    if manifest is not None:
+        files = manifest.get("files") if isinstance(manifest, dict) else None
+        if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                  for k, v in files.items()):
+            raise invalid_argument(api, f"cannot load {path!r}: its manifest is malformed (tampered).")
+        manifest = files
+    return obj, manifest, got
+
+
+def _read_checked(api: str, name: str, source, return_numpy: bool) -> tuple:
+    """_read with every failure turned into InvalidArgument naming the file."""
     try:
         return _read(source, return_numpy)
     except _Corrupt as err:
-        raise invalid_argument("paddle.load", f"cannot load {name!r}: {err}") from None
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as err:
-        raise invalid_argument("paddle.load", f"cannot load {name!r}: the file is damaged or truncated "
-                                              f"({type(err).__name__}: {err}).") from None
+        raise invalid_argument(api, f"cannot load {name!r}: {err}") from None
+    except _DAMAGED_ZIP as err:
+        raise invalid_argument(api, f"cannot load {name!r}: the file is damaged or truncated "
+                                    f"({type(err).__name__}: {err}).") from None
 
 
-def _read(source, return_numpy: bool):
+# what zipfile raises on damaged headers: besides BadZipFile, a flipped version byte gives
+# NotImplementedError, a flipped flag RuntimeError ("encrypted"), a damaged name KeyError
+_DAMAGED_ZIP = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, NotImplementedError,
+                RuntimeError, KeyError, struct.error)
+
+
+def _read(source, return_numpy: bool) -> tuple:
+    """(object, meta, digest) of an archive, everything checked."""
     if not zipfile.is_zipfile(source):
         raise _Corrupt(_not_a_zip_reason(source))
     with zipfile.ZipFile(source) as zf:
@@ -227,14 +267,14 @@ def _read(source, return_numpy: bool):
         if META not in names:
             raise _Corrupt(f"no {META} member; this is not a file written by paddle.save.")
         _check_sizes(zf, _real_size(source))
-        meta = _read_meta(zf)
+        meta, digest = _read_meta(zf)
         expected = {META} | {f"{key}.npy" for key in meta["arrays"]}
         stray = sorted(set(names) - expected)
         if stray:
             raise _Corrupt(f"unexpected member(s) {stray}; only the arrays the JSON lists are allowed "
                            "(minipaddle never loads pickle or other payloads).")
         arrays = {key: _read_array(zf, key, spec) for key, spec in meta["arrays"].items()}
-    return _build(meta["root"], arrays, return_numpy)
+    return _build(meta["root"], arrays, return_numpy), meta, digest
 
 
 def _real_size(source) -> int:
@@ -256,8 +296,9 @@ def _check_sizes(zf: zipfile.ZipFile, real_size: int) -> None:
 
 
 # ---- flat archives of named arrays (model parameters) --------------------------------------------
-def write_arrays(api: str, path: str, arrays: dict[str, np.ndarray]) -> None:
-    """Write {name: array} at `path` in paddle.save's archive (a sha256 per array), atomically.
+def write_arrays(api: str, path: str, arrays: dict[str, np.ndarray], unit: SaveUnit | None = None) -> str:
+    """Write {name: array} at `path` in paddle.save's archive (a sha256 per array), atomically, or as a
+    file of `unit`; returns the archive's digest.
 
     jit.save, static.save_inference_model and static.save keep their parameters this way."""
     writer = _Writer()
@@ -269,25 +310,27 @@ def write_arrays(api: str, path: str, arrays: dict[str, np.ndarray]) -> None:
     dirname = os.path.dirname(path)
     if dirname:
         os.makedirs(dirname, exist_ok=True)
-    _atomic_write(path, meta, writer.arrays)
+    if unit is not None:
+        return unit.add(path, lambda f: _write_zip(f, meta, writer.arrays))
+    return _atomic_write(path, meta, writer.arrays)
 
 
-def read_arrays(api: str, path: str) -> dict[str, np.ndarray]:
-    """{name: array} from what `write_arrays` wrote; a damaged file is refused whole, naming it and why."""
+def read_arrays(api: str, path: str, digest: str | None = None) -> dict[str, np.ndarray]:
+    """{name: array} from what `write_arrays` wrote; a damaged file is refused whole, naming it and why.
+    With `digest` (from a manifest), the file must be that one."""
+    return read_arrays_digest(api, path, digest)[0]
+
+
+def read_arrays_digest(api: str, path: str, digest: str | None = None) -> tuple[dict[str, np.ndarray], str]:
+    """(read_arrays(...), the file's digest)."""
     if not os.path.isfile(path):
         raise invalid_argument(api, f"no parameter file {path!r}.")
-    try:
-        root = _read(path, return_numpy=True)
-    except _Corrupt as err:
-        raise invalid_argument(api, f"cannot load {path!r}: {err}") from None
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as err:
-        raise invalid_argument(api, f"cannot load {path!r}: the file is damaged or truncated "
-                                    f"({type(err).__name__}: {err}).") from None
+    root, _, got = load_verified(api, path, return_numpy=True, digest=digest)
     if not isinstance(root, dict) or not all(isinstance(k, str) and isinstance(v, np.ndarray)
                                              for k, v in root.items()):
         raise invalid_argument(api, f"{path!r} is a paddle.save file but not a parameter file "
                                     "({name: array}).")
-    return root
+    return root, got
 
 
 def _not_a_zip_reason(source) -> str:
@@ -306,11 +349,17 @@ def _not_a_zip_reason(source) -> str:
     return "it is not a zip archive written by paddle.save (wrong file, or damaged)."
 
 
-def _read_meta(zf: zipfile.ZipFile) -> dict:
+def _read_meta(zf: zipfile.ZipFile) -> tuple[dict, str]:
+    """The JSON member (size and depth checked before parsing) and its digest."""
+    size = zf.getinfo(META).file_size
+    if size > bounded_json.MAX_JSON_BYTES:
+        raise _Corrupt(f"the {META} member claims {size} bytes; at most {bounded_json.MAX_JSON_BYTES} are read "
+                       "(tampered).")
+    text = zf.read(META)
     try:
-        meta = json.loads(zf.read(META).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise _Corrupt(f"the {META} member is not valid JSON ({err}).") from None
+        meta = bounded_json.loads(text, f"the {META} member")
+    except ValueError as err:
+        raise _Corrupt(str(err)) from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise _Corrupt(f"the {META} member does not describe a {FORMAT!r} file.")
     if meta.get("version") != VERSION:
@@ -318,7 +367,7 @@ def _read_meta(zf: zipfile.ZipFile) -> dict:
                        f"version {VERSION}).")
     if not isinstance(meta.get("arrays"), dict) or "root" not in meta:
         raise _Corrupt(f"the {META} member lacks 'root' or 'arrays'.")
-    return meta
+    return meta, hashlib.sha256(text).hexdigest()
 
 
 def _read_array(zf: zipfile.ZipFile, key: str, spec) -> np.ndarray:
@@ -343,13 +392,34 @@ def _read_array(zf: zipfile.ZipFile, key: str, spec) -> np.ndarray:
         nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
         if zf.getinfo(member).file_size < nbytes:
             raise _Corrupt(f"array {key!r} is shorter than its shape {list(shape)} needs (truncated).")
-        data = bytearray(nbytes)
-        if f.readinto(data) != nbytes or f.read(1):
+        data = _allocate(key, nbytes)
+        if _read_into(f, data) != nbytes or f.read(1):
             raise _Corrupt(f"array {key!r} has the wrong number of bytes (truncated or tampered).")
     if hashlib.sha256(data).hexdigest() != spec["sha256"]:
         raise _Corrupt(f"array {key!r} does not match its sha256 (corrupted or tampered).")
     array = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
     return np.ascontiguousarray(array) if fortran else array
+
+
+def _allocate(key: str, nbytes: int) -> bytearray:
+    try:
+        return bytearray(nbytes)
+    except MemoryError:
+        raise MemoryError(f"array {key!r} needs {nbytes} bytes ({nbytes / 2**30:.2f} GiB), which could not be "
+                          "allocated; the file holds them, but this machine (or its memory limit) cannot.") from None
+
+
+def _read_into(f, data: bytearray) -> int:
+    """Fill `data` from `f` in pieces: a zip member's readinto would otherwise read the whole array into
+    a temporary bytes object first, doubling the peak memory of a load."""
+    view = memoryview(data)
+    pos = 0
+    while pos < len(data):
+        got = f.readinto(view[pos:pos + _READ_CHUNK])
+        if not got:
+            break
+        pos += got
+    return pos
 
 
 def _build(node, arrays: dict[str, np.ndarray], return_numpy: bool):

@@ -90,6 +90,16 @@ def _required_args(forward) -> int:
     return max(1, sum(1 for p in params if p.kind in kinds and p.default is inspect.Parameter.empty))
 
 
+def _set_optimizer_state(optimizer, state: dict) -> None:
+    """optimizer.set_state_dict(state), restoring the optimizer's own state if that raises part way."""
+    before = {k: (np.array(v._data) if isinstance(v, Tensor) else v) for k, v in optimizer.state_dict().items()}
+    try:
+        optimizer.set_state_dict(state)
+    except Exception:
+        optimizer.set_state_dict(before)
+        raise
+
+
 def _rename_accumulators(opt_state: dict, renames: dict[str, str]) -> dict:
     """Optimizer state is keyed by parameter name (`linear_0.w_0_moment1_0`). A network built again gets
     new unique names (`linear_2.w_0`), so rename each key from the saved parameter's name to the
@@ -376,8 +386,13 @@ class Model:
         """Save the network's state to `path.pdparams` and the optimizer's to `path.pdopt`; with
         training=False, an inference model instead: `path.json` + `path.pdiparams` (what
         `paddle.jit.save` writes; `paddle.jit.load`, `static.load_inference_model` and
-        `paddle.inference` read it)."""
-        from ..framework.io import save
+        `paddle.inference` read it).
+
+        The two files are one save: both are written to temporary files first, then renamed,
+        `.pdopt` last, and `.pdopt` records the digest of the `.pdparams` it belongs with, so a crash
+        mid-save leaves the old pair (and `load` refuses a mixed one)."""
+        from ..framework.io import save_in_unit
+        from ..framework.save_unit import SaveUnit
         if not training:
             self._save_inference_model(os.fspath(path))
             return
@@ -388,11 +403,13 @@ class Model:
                                         "mnist.pdopt.")
         if save_dir:
             os.makedirs(save_dir, exist_ok=True)
-        save(self.network.state_dict(), f"{path}.pdparams")
-        if self._optimizer is not None:
-            opt_state = self._optimizer.state_dict()
+        opt_state = self._optimizer.state_dict() if self._optimizer is not None else None
+        with SaveUnit("Model.save") as unit:
+            params_digest = save_in_unit(unit, self.network.state_dict(), f"{path}.pdparams")
             if opt_state:
-                save(opt_state, f"{path}.pdopt")
+                save_in_unit(unit, opt_state, f"{path}.pdopt", manifest={".pdparams": params_digest})
+            else:
+                unit.remove(f"{path}.pdopt")   # an older one belongs with the older parameters
 
     def _save_inference_model(self, path: str) -> None:
         from ..framework.jit.input_spec import InputSpec
@@ -422,9 +439,11 @@ class Model:
         """Load `path.pdparams` (and `path.pdopt` unless reset_optimizer) into the network and optimizer.
 
         A missing or differently shaped parameter raises, or with skip_mismatch=True is skipped with a
-        warning (and the optimizer state is then not loaded).
+        warning (and the optimizer state is then not loaded). Both files are read and checked (each
+        array's sha256, and that `.pdopt` belongs with this `.pdparams`) before the network or the
+        optimizer changes: a damaged or mismatched file changes nothing.
         """
-        from ..framework.io import load
+        from ..framework.io import load_verified
         path = os.fspath(path)
         base, ext = os.path.splitext(path)
         if ext in (".pdparams", ".pdopt", ".pdmodel"):
@@ -434,7 +453,10 @@ class Model:
         if not os.path.exists(f"{path}.pdparams"):
             raise invalid_argument("Model.load", f"no parameters file {path + '.pdparams'!r}.",
                                    hint="pass the prefix given to model.save, e.g. 'checkpoints/final'.")
-        state = load(f"{path}.pdparams")
+        state, _, params_digest = load_verified("Model.load", f"{path}.pdparams")
+        if not isinstance(state, dict):
+            raise invalid_argument("Model.load", f"{path + '.pdparams'!r} holds a {type(state).__name__}, not a "
+                                                 "state dict.")
         pairs = []
         for key, param in self.network.state_dict().items():
             problem = self._mismatch(key, param, state)
@@ -445,12 +467,22 @@ class Model:
                 reset_optimizer = True
             else:
                 raise invalid_argument("Model.load", problem, hint="pass skip_mismatch=True to load the rest.")
-        for param, value in pairs:
-            param.set_value(value)
         opt_path = f"{path}.pdopt"
         if self._optimizer is not None and not reset_optimizer and os.path.exists(opt_path):
+            opt_state, manifest, _ = load_verified("Model.load", opt_path)
+            if manifest is not None and manifest.get(".pdparams") != params_digest:
+                raise invalid_argument("Model.load", f"{opt_path!r} does not belong with {path + '.pdparams'!r}: "
+                                                     "they come from different saves (a save interrupted between "
+                                                     "its renames, or a file copied in from elsewhere).",
+                                       hint="save again, or pass reset_optimizer=True to load the parameters "
+                                            "alone.")
+            if not isinstance(opt_state, dict):
+                raise invalid_argument("Model.load", f"{opt_path!r} holds a {type(opt_state).__name__}, not an "
+                                                     "optimizer state dict.")
             renames = {value.name: param.name for param, value in pairs if isinstance(value, Tensor)}
-            self._optimizer.set_state_dict(_rename_accumulators(load(opt_path), renames))
+            _set_optimizer_state(self._optimizer, _rename_accumulators(opt_state, renames))
+        for param, value in pairs:   # last: everything above has been read and checked
+            param.set_value(value)
 
     @staticmethod
     def _mismatch(key: str, param, state: dict) -> str | None:

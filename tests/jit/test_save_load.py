@@ -14,6 +14,7 @@ import minipaddle.nn.functional as F
 from minipaddle import nn, static
 from minipaddle.framework.jit import io as jit_io
 from minipaddle.framework.jit.translated_layer import TranslatedLayer
+from minipaddle.framework.static import io as static_io
 from minipaddle.static import InputSpec
 
 SPEC = [InputSpec([None, 4], "float32", "x")]
@@ -254,13 +255,24 @@ def test_load_errors_for_missing_corrupted_and_mismatched_files(saved):
     with pytest.raises(ValueError, match="m.pdiparams'"):
         jit_io.load(path)
     names = list(meta["params"])
-    paddle.framework.io.write_arrays("test", str(saved / "m.pdiparams"), {k: np.zeros((1,), "float32") for k in names})
+    other = paddle.framework.io.write_arrays("test", str(saved / "m.pdiparams"),
+                                             {k: np.zeros((1,), "float32") for k in names})
+    with pytest.raises(ValueError, match="m.pdiparams' is not the file its save's manifest lists"):
+        jit_io.load(path)
+    meta = json.loads(good_json)       # a tamperer who also rewrites the manifest and the checksum
+    meta["files"][".pdiparams"] = other
+    meta["sha256"] = static_io._checksum(meta)
+    (saved / "m.json").write_text(json.dumps(meta))
     with pytest.raises(ValueError, match=r"is float32\[1\], the model expects float32\[\d"):
         jit_io.load(path)
     (saved / "m.pdiparams").write_bytes(good)
     meta = json.loads(good_json)
     meta["feed"] = ["not_a_var"]
     del meta["sha256"]
+    (saved / "m.json").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="m.json' carries no sha256"):
+        jit_io.load(path)
+    meta["sha256"] = static_io._checksum(meta)
     (saved / "m.json").write_text(json.dumps(meta))
     with pytest.raises(ValueError, match="names variables the program lacks"):
         jit_io.load(path)

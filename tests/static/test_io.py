@@ -14,6 +14,7 @@ import minipaddle.nn.functional as F
 from minipaddle import static
 from minipaddle.framework.errors import InvalidArgument, NotFound, PreconditionNotMet
 from minipaddle.framework.io import read_arrays, write_arrays
+from minipaddle.framework.static import io as static_io
 from minipaddle.framework.static.io import read_params_npz
 
 
@@ -69,7 +70,11 @@ def test_corrupted_and_mismatched_files_give_clear_errors(trained):
     json.dump(meta, open(prefix + ".json", "w"))
     with pytest.raises(InvalidArgument, match="mlp.json' does not match its sha256"):
         static.load_inference_model(prefix, exe)
-    del meta["sha256"]       # an edit that also drops the checksum: the parameters still disagree
+    del meta["sha256"]       # an edit that also drops the checksum is refused as such
+    json.dump(meta, open(prefix + ".json", "w"))
+    with pytest.raises(InvalidArgument, match="mlp.json' carries no sha256"):
+        static.load_inference_model(prefix, exe)
+    meta["sha256"] = static_io._checksum(meta)   # an edit that recomputes it: the parameters still disagree
     json.dump(meta, open(prefix + ".json", "w"))
     with pytest.raises(InvalidArgument, match="do not belong together"):
         static.load_inference_model(prefix, exe)

@@ -11,6 +11,9 @@
 
 These are the file names Paddle 3.3.1 writes (see static/io.py for what is inside them; files with
 minipaddle's older names, `.pdmodel.json` / `.pdiparams.npz` / `.pdinfo.json`, are still read).
+All of them are one save (save_unit): written to temporary files, then renamed, `<path>.json` last;
+its manifest lists the digest of every other file (each method's `.json` lists its own `.pdiparams`),
+and jit.load checks every file against it before building anything.
 
 A plain Layer (or function) is traced: called once under `program_guard` on `static.data` made from
 `input_spec`, in eval mode for the saved Program and in train mode for the training variant -- fine
@@ -34,6 +37,7 @@ from ..errors import invalid_argument, not_found
 from ..parameter import Parameter
 from ..static import builder
 from ..static import io as static_io
+from ..save_unit import SaveUnit
 from ..static.program import Program, Variable
 from ..tensor import Tensor
 from .input_spec import InputSpec
@@ -365,13 +369,15 @@ def _write_model(api: str, path: str, infer: Traced, train: Traced | None,
     extra = {n: params[n] for n in train_persist if n not in persist}
     info = _info(infer, train, params, sorted(extra))
     info["methods"] = sorted(methods)
-    for name in sorted(methods):   # the methods first: the main file, written last, lists them
-        _write_method(api, f"{path}.{name}", methods[name])
-    # the inference parameters are what the JSON lists (load_inference_model reads them); parameters only
-    # the training program reads (rare) travel in the same archive, listed under jit.train.extra_params
-    static_io.write_model_files(path, pruned, infer.feed_names, infer.fetch_names,
-                                {n: params[n] for n in persist}, "pdiparams", extra={"jit": info}, api=api,
-                                extra_arrays=extra)
+    with SaveUnit(api) as unit:
+        manifest = {}
+        for name in sorted(methods):   # the methods first: the main file, written last, lists them
+            manifest[f".{name}{static_io.MODEL_SUFFIX}"] = _write_method(api, f"{path}.{name}", methods[name], unit)
+        # the inference parameters are what the JSON lists (load_inference_model reads them); parameters only
+        # the training program reads (rare) travel in the same archive, listed under jit.train.extra_params
+        static_io.write_model_files(path, pruned, infer.feed_names, infer.fetch_names,
+                                    {n: params[n] for n in persist}, "pdiparams", extra={"jit": info}, api=api,
+                                    extra_arrays=extra, unit=unit, manifest=manifest)
 
 
 def _info(infer: Traced, train: Traced | None, params: dict, extra: list[str]) -> dict:
@@ -385,7 +391,7 @@ def _info(infer: Traced, train: Traced | None, params: dict, extra: list[str]) -
                                                  "extra_params": extra}}
 
 
-def _write_method(api: str, prefix: str, traced: Traced) -> None:
+def _write_method(api: str, prefix: str, traced: Traced, unit: SaveUnit) -> str:
     pruned = traced.program if traced.program._is_test else static_io.prune(traced.program, traced.feed_names,
                                                                              traced.fetch_names)
     persist = [n for n in traced.values if n in {v.name for v in pruned.list_vars() if v.persistable}]
@@ -394,8 +400,8 @@ def _write_method(api: str, prefix: str, traced: Traced) -> None:
     if missing:
         raise invalid_argument(api, f"{os.path.basename(prefix)}: the program reads persistable variables "
                                     f"{missing[:5]}, which have no value.")
-    static_io.write_model_files(prefix, pruned, traced.feed_names, traced.fetch_names, params, "pdiparams",
-                                extra={"jit": _info(traced, None, params, [])}, api=api)
+    return static_io.write_model_files(prefix, pruned, traced.feed_names, traced.fetch_names, params, "pdiparams",
+                                       extra={"jit": _info(traced, None, params, [])}, api=api, unit=unit)
 
 
 def _merged(infer: Traced, train: Traced | None) -> Traced:
@@ -458,8 +464,9 @@ def load(path: str, **configs) -> TranslatedLayer:
     methods = info.get("methods") or []
     if not isinstance(methods, list) or not all(isinstance(m, str) and m.isidentifier() for m in methods):
         raise invalid_argument(api, f"{model_file}: 'methods' is malformed; the file is corrupted.")
+    manifest = static_io.manifest_of(api, meta, model_file)
     for name in methods:
-        _load_method(api, layer, path, name)
+        _load_method(api, layer, path, name, manifest)
     return layer  # in train mode, as Paddle's: call .eval() before inference
 
 
@@ -471,10 +478,16 @@ def _name_unnamed(program: Program, values: dict, persistables: dict) -> None:
                                "trainable": not gb.vars[n].stop_gradient if n in gb.vars else True}
 
 
-def _load_method(api: str, layer: TranslatedLayer, path: str, name: str) -> None:
-    """<path>.<name>.json / .pdiparams as `layer.<name>`, sharing the parameters both programs read."""
+def _load_method(api: str, layer: TranslatedLayer, path: str, name: str, manifest: dict | None) -> None:
+    """<path>.<name>.json / .pdiparams as `layer.<name>`, sharing the parameters both programs read; the
+    method's JSON must be the one the main file's manifest lists."""
     prefix = f"{path}.{name}"
+    if manifest is not None and f".{name}{static_io.MODEL_SUFFIX}" not in manifest:
+        raise invalid_argument(api, f"{static_io.model_path(path)!r} lists method {name!r} but its manifest has "
+                                    "no file for it; the file is corrupted.")
     program, meta, arrays = static_io.read_inference_files(api, prefix)
+    static_io.check_json_digest(api, meta, static_io.model_path(prefix), manifest,
+                                f".{name}{static_io.MODEL_SUFFIX}")
     feeds, fetches = _names_in(api, program, meta, "feed"), _names_in(api, program, meta, "fetch")
     info = meta.get("jit") if isinstance(meta.get("jit"), dict) else {}
     persistables = info.get("persistables") or {}

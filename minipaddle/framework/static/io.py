@@ -10,23 +10,28 @@
 resuming training. These are the names Paddle 3 (PIR) writes. Inside they are minipaddle's safe
 formats: the `.json` is JSON with a sha256 of its content, and `.pdiparams` / `.pdparams` / `.pdopt`
 are `paddle.save` archives ({name: array}, a sha256 per array; `np.load` opens them for a look).
-Every file is written to a temporary file and renamed into place, so a crash never leaves half a
-model. Files can come from someone else, so every read is checked and a damaged file is refused
-whole with a clear error. Files with minipaddle's older names (`.pdmodel.json`, `.pdiparams.npz`)
-are still read.
+
+The `.json` is also the save's *manifest*: under "files" it lists the digest of every other file of
+the save, keyed by its suffix after the prefix (".pdiparams"; static.save: ".pdparams", ".pdopt"),
+so renaming a model's files together keeps it loadable while pairing files of different saves is
+refused. The files are written as a unit (save_unit): temporary files, then renames, the manifest
+last. Files can come from someone else, so every read is checked (JSON size and depth too) and a
+damaged file is refused whole with a clear error naming it. Files with minipaddle's older names
+(`.pdmodel.json`, `.pdiparams.npz`) are still read.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-import tempfile
 import zipfile
 
 import numpy as np
 
+from .. import bounded_json
 from ..errors import invalid_argument, not_found, precondition_not_met
-from ..io import read_arrays, write_arrays
+from ..io import read_arrays_digest, write_arrays
+from ..save_unit import SaveUnit
 from .executor import Executor, global_scope
 from .program import Program, var_names
 
@@ -34,6 +39,7 @@ FORMAT = "minipaddle.inference_model"
 MODEL_SUFFIX = ".json"            # what Paddle 3 (PIR) writes; Paddle 2 wrote .pdmodel
 OLD_MODEL_SUFFIX = ".pdmodel.json"    # minipaddle's earlier names, still read
 OLD_SUFFIX_NPZ = ".npz"
+VERSION = 2    # 2: the JSON lists the digests of the save's other files ("files"); 1 had no manifest
 
 
 # ---- file names -----------------------------------------------------------------------------------
@@ -49,9 +55,18 @@ def params_path(prefix: str, kind: str = "pdiparams") -> str:
     return old if not os.path.exists(new) and os.path.exists(old) else new
 
 
-def read_params(api: str, path: str) -> dict:
-    """{name: array} from a parameter file (an older `.npz` one too)."""
-    return read_params_npz(api, path) if path.endswith(OLD_SUFFIX_NPZ) else read_arrays(api, path)
+def read_params(api: str, path: str, manifest: dict | None = None, suffix: str = ".pdiparams") -> dict:
+    """{name: array} from a parameter file (an older `.npz` one too). With the `manifest` of the save's
+    JSON, the file must be the one it lists under `suffix`."""
+    if path.endswith(OLD_SUFFIX_NPZ):
+        return read_params_npz(api, path)
+    digest = None
+    if manifest is not None:
+        digest = manifest.get(suffix)
+        if not isinstance(digest, str):
+            raise invalid_argument(api, f"the save's manifest lists no {suffix!r} file, so {path!r} cannot be "
+                                        "checked against it (corrupted or tampered).")
+    return read_arrays_digest(api, path, digest)[0]
 
 
 def _checksum(meta: dict) -> str:
@@ -59,26 +74,15 @@ def _checksum(meta: dict) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
 
 
-def write_json(path: str, meta: dict) -> None:
-    """Write `meta` (with a sha256 of its content) to a temporary file, then rename it over `path`."""
+def write_json(unit: SaveUnit, path: str, meta: dict) -> str:
+    """Write `meta`, with a sha256 of its content, as a file of `unit`; return that sha256 (its digest)."""
     meta = dict(meta)
     meta["sha256"] = _checksum(meta)
-    directory = os.path.dirname(path) or "."
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(meta, f)
-            f.flush()
-            os.fsync(f.fileno())
-        mask = os.umask(0o022)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+
+    def write(f) -> str:
+        f.write(json.dumps(meta).encode("utf-8"))
+        return meta["sha256"]
+    return unit.add(path, write)
 
 
 def prune(program: Program, feed_names: list[str], fetch_names: list[str]) -> Program:
@@ -133,31 +137,70 @@ def save_inference_model(path_prefix: str, feed_vars, fetch_vars, executor: Exec
 
 def write_model_files(path_prefix: str, program: Program, feeds: list, fetches: list, params: dict, kind: str,
                       extra: dict | None = None, api: str = "save_inference_model",
-                      extra_arrays: dict | None = None) -> None:
+                      extra_arrays: dict | None = None, unit: SaveUnit | None = None,
+                      manifest: dict | None = None) -> str:
     """`path_prefix.json` (the program, feed/fetch names, what each parameter is) and `path_prefix.<kind>`
-    (the parameters, plus `extra_arrays` the JSON does not list). `extra` adds keys to the JSON."""
-    meta = {"format": FORMAT, "version": 1, "program": program.to_dict(), "feed": feeds, "fetch": fetches,
+    (the parameters, plus `extra_arrays` the JSON does not list). `extra` adds keys to the JSON;
+    `manifest` ({suffix: digest}) lists further files of the save. The JSON is written last, as the
+    manifest; with `unit` both are files of that save (committed by its owner), else a save of their
+    own. Returns the JSON's digest."""
+    if unit is None:
+        with SaveUnit(api) as own:
+            return write_model_files(path_prefix, program, feeds, fetches, params, kind, extra, api, extra_arrays,
+                                     own, manifest)
+    meta = {"format": FORMAT, "version": VERSION, "program": program.to_dict(), "feed": feeds, "fetch": fetches,
             "params": {n: {"shape": list(a.shape), "dtype": str(a.dtype)} for n, a in params.items()}}
     meta.update(extra or {})
     arrays = {n: np.ascontiguousarray(a) for n, a in {**params, **(extra_arrays or {})}.items()}
-    write_arrays(api, f"{path_prefix}.{kind}", arrays)
-    write_json(f"{path_prefix}{MODEL_SUFFIX}", meta)
+    files = dict(manifest or {})
+    files[f".{kind}"] = write_arrays(api, f"{path_prefix}.{kind}", arrays, unit)
+    meta["files"] = files
+    return write_json(unit, f"{path_prefix}{MODEL_SUFFIX}", meta)
 
 
 def read_model_json(api: str, path: str, format: str = FORMAT, what: str = "a minipaddle model file") -> dict:  # noqa: A002
-    """A JSON object whose "format" is `format`; a missing, corrupted or foreign file is a clear error."""
+    """A JSON object whose "format" is `format`, its sha256 checked; a missing, corrupted or foreign file
+    is a clear error. Only files with minipaddle's older names (`.pdmodel.json`, `.pdinfo.json`) may
+    lack the sha256; a current file must carry it and, from version 2, its save's manifest."""
     if not os.path.exists(path):
         raise not_found(api, f"no model file {path!r}.", hint="pass the same path_prefix save_inference_model got.")
     try:
-        with open(path, encoding="utf-8") as f:
-            meta = json.load(f)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise invalid_argument(api, f"{path!r} is not valid JSON ({e}); the file is corrupted.") from None
+        meta = bounded_json.load_file(path, repr(path))
+    except ValueError as e:
+        raise invalid_argument(api, f"cannot load {path!r}: {e} The file is corrupted.") from None
     if not isinstance(meta, dict) or meta.get("format") != format:
         raise invalid_argument(api, f"{path!r} is not {what} (format {format!r} expected).")
-    if "sha256" in meta and meta["sha256"] != _checksum(meta):   # older files have none
+    older = path.endswith((OLD_MODEL_SUFFIX, ".pdinfo.json"))
+    if "sha256" not in meta and not older:
+        raise invalid_argument(api, f"{path!r} carries no sha256 (every file jit.save / save_inference_model / "
+                                    "static.save writes has one): the file is corrupted or was edited.")
+    if "sha256" in meta and meta["sha256"] != _checksum(meta):
         raise invalid_argument(api, f"{path!r} does not match its sha256: the file is corrupted or was edited.")
+    if format == FORMAT and not older and meta.get("version") not in (1, VERSION):
+        raise invalid_argument(api, f"{path!r} has format version {meta.get('version')!r}; this minipaddle reads "
+                                    f"1 and {VERSION}.")
     return meta
+
+
+def manifest_of(api: str, meta: dict, path: str) -> dict | None:
+    """{suffix: digest} of the save's other files, from its JSON (None for files older than manifests)."""
+    if meta.get("version") != VERSION or meta.get("format") != FORMAT:
+        return None
+    files = meta.get("files")
+    if not isinstance(files, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
+        raise invalid_argument(api, f"{path!r}: its manifest ('files') is missing or malformed; the file is "
+                                    "corrupted.")
+    return files
+
+
+def check_json_digest(api: str, meta: dict, path: str, manifest: dict | None, suffix: str) -> None:
+    """A JSON file of a save (a jit method's) must be the one the save's manifest lists under `suffix`."""
+    if manifest is None:
+        return
+    if manifest.get(suffix) != meta.get("sha256"):
+        raise invalid_argument(api, f"{path!r} is not the file its save's manifest lists: the files come from "
+                                    "different saves (a save interrupted between its renames, or a file copied "
+                                    "in from elsewhere).", hint="save again, or restore the files together.")
 
 
 def read_params_npz(api: str, path: str) -> dict:
@@ -238,7 +281,7 @@ def read_inference_files(api: str, prefix: str, model_file: str | None = None,
     meta = read_model_json(api, model_file)
     program = _program_from(api, meta, model_file)
     params_file = params_file or params_path(prefix)
-    values = read_params(api, params_file)
+    values = read_params(api, params_file, manifest_of(api, meta, model_file))
     expected = meta.get("params", {})
     if not isinstance(expected, dict):
         raise invalid_argument(api, f"{model_file}: 'params' is malformed; the file is corrupted.")
@@ -267,18 +310,39 @@ def save(program: Program, model_path: str, protocol: int = 4, **configs) -> Non
     values = _scope_values(api, scope, sorted(persist))
     params = {n: a for n, a in values.items() if persist[n].is_parameter}
     opt = {n: a for n, a in values.items() if not persist[n].is_parameter}
-    write_arrays(api, f"{model_path}.pdopt", opt)
-    write_model_files(model_path, program, [], [], params, "pdparams", api=api)
+    with SaveUnit(api) as unit:   # .pdopt, .pdparams, then the .json that lists both
+        opt_digest = write_arrays(api, f"{model_path}.pdopt", opt, unit)
+        write_model_files(model_path, program, [], [], params, "pdparams", api=api, unit=unit,
+                          manifest={".pdopt": opt_digest})
+
+
+def _read_training_state(api: str, model_path: str) -> dict:
+    """{name: array} of `.pdparams` + `.pdopt`, both checked against the `.json` manifest static.save
+    wrote beside them (files with the older names have none)."""
+    params_file, opt = params_path(model_path, "pdparams"), params_path(model_path, "pdopt")
+    manifest = None
+    if not params_file.endswith(OLD_SUFFIX_NPZ):
+        model_file = model_path + MODEL_SUFFIX
+        if not os.path.exists(model_file):
+            raise not_found(api, f"no {model_file!r} beside {params_file!r}: static.save writes it last, as the "
+                                 "manifest of the save, so the save was interrupted or the file is missing.",
+                            hint="save again, or copy the .json with the .pdparams / .pdopt files.")
+        meta = read_model_json(api, model_file)
+        manifest = manifest_of(api, meta, model_file)
+    values = read_params(api, params_file, manifest, ".pdparams")
+    if os.path.exists(opt):
+        values.update(read_params(api, opt, manifest, ".pdopt"))
+    elif manifest is not None and ".pdopt" in manifest:
+        raise not_found(api, f"no {opt!r}, which the save's manifest lists.",
+                        hint="copy the .pdopt file with the others.")
+    return values
 
 
 def load_program_state(model_path: str, var_list=None) -> dict:
     """`paddle.static.load_program_state(path)`: {name: array} of what `static.save` wrote."""
     api = "static.load_program_state"
     model_path = strip_suffix(model_path, (".pdparams", ".pdopt", MODEL_SUFFIX))
-    values = read_params(api, params_path(model_path, "pdparams"))
-    opt = params_path(model_path, "pdopt")
-    if os.path.exists(opt):
-        values.update(read_params(api, opt))
+    values = _read_training_state(api, model_path)
     if var_list is not None:
         names = set(var_names(api, "var_list", var_list))
         values = {k: v for k, v in values.items() if k in names}
@@ -296,10 +360,7 @@ def load(program: Program, model_path: str, executor: Executor | None = None, va
     if not isinstance(program, Program):
         raise invalid_argument(api, f"program must be a static.Program, got {type(program).__name__}.")
     model_path = strip_suffix(model_path, (".pdparams", ".pdopt", MODEL_SUFFIX))
-    values = read_params(api, params_path(model_path, "pdparams"))
-    opt = params_path(model_path, "pdopt")
-    if os.path.exists(opt):
-        values.update(read_params(api, opt))
+    values = _read_training_state(api, model_path)
     wanted = {v.name: v for v in program.list_vars() if v.persistable}
     if var_list is not None:
         names = set(var_names(api, "var_list", var_list))
