@@ -16,6 +16,7 @@ from .layer import loss  # noqa: F401,E402  (paddle.nn.loss.CrossEntropyLoss, as
 from .layer.norm import *  # noqa: F401,F403
 from .layer.pooling import *  # noqa: F401,F403
 from .layer.rnn import *  # noqa: F401,F403
+from .layer.transformer import *  # noqa: F401,F403
 from .layer.vision import *  # noqa: F401,F403
 from ..framework.parameter import Parameter, ParamAttr  # noqa: F401
 from . import utils  # noqa: F401,E402  (paddle.nn.utils: weight_norm, clip_grad_norm_, ...)

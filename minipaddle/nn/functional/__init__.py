@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .activation import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403
 from .common import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
