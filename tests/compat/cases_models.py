@@ -147,3 +147,13 @@ def shufflenet_v2_keys_and_output(paddle):
     return {"x1_0": _keys_and_shapes(M.shufflenet_v2_x1_0()), "x0_25": _keys_and_shapes(small),
             "x0_25 output 1x3x64x64": small(_image(paddle, 64)), "swish output 1x3x64x64": swish(_image(paddle, 64)),
             "x2_0 shapes": [s for _, s in _keys_and_shapes(M.shufflenet_v2_x2_0(num_classes=0))][-6:]}
+
+
+@case
+def densenet_keys_and_output(paddle):
+    M = paddle.vision.models
+    small = _fill_deterministically(paddle, M.densenet121(num_classes=10))
+    return {"121": _keys_and_shapes(small), "161 last keys": _keys_and_shapes(M.densenet161(num_classes=10))[-8:],
+            "161 count": len(M.densenet161().state_dict()), "264 count": len(M.densenet264().state_dict()),
+            "121 output 1x3x32x32": small(_image(paddle, 32)),
+            "dropout": _keys_and_shapes(M.DenseNet(layers=169, dropout=0.2, num_classes=0))[-4:]}

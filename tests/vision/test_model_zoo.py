@@ -16,7 +16,7 @@ from minipaddle.vision import models as M
 @pytest.mark.parametrize("factory, kwargs", [
     (M.resnet18, {}), (M.resnet34, {}), (M.resnet50, {}), (M.mobilenet_v1, {"scale": 0.25}),
     (M.mobilenet_v2, {"scale": 0.5}), (M.vgg11, {"batch_norm": True}), (M.mobilenet_v3_small, {}),
-    (M.mobilenet_v3_large, {"scale": 0.5}), (M.squeezenet1_1, {}), (M.shufflenet_v2_x0_5, {}),
+    (M.mobilenet_v3_large, {"scale": 0.5}), (M.squeezenet1_1, {}), (M.shufflenet_v2_x0_5, {}), (M.densenet121, {}),
 ])
 def test_small_images_give_logits_quickly(factory, kwargs):
     model = factory(num_classes=7, **kwargs)
@@ -82,6 +82,12 @@ def test_pretrained_vgg_with_batch_norm_has_no_weights_anywhere():
 def test_resnet_rejects_an_unknown_depth():
     with pytest.raises(ValueError, match="depth got 20"):
         M.ResNet(M.BasicBlock, 20)
+    with pytest.raises(ValueError, match="supported layers are"):
+        M.DenseNet(layers=100)
+
+
+def test_densenet_without_pool_gives_the_feature_maps():
+    assert M.densenet121(num_classes=0, with_pool=False)(paddle.rand([1, 3, 32, 32])).shape == [1, 1024, 1, 1]
 
 
 def test_conv_norm_activation_has_a_bias_only_without_norm():

@@ -26,6 +26,11 @@ PADDLE_WEIGHT_URLS = {
     "shufflenet_v2_x1_5": "https://paddle-hapi.bj.bcebos.com/models/shufflenet_v2_x1_5.pdparams",
     "shufflenet_v2_x2_0": "https://paddle-hapi.bj.bcebos.com/models/shufflenet_v2_x2_0.pdparams",
     "shufflenet_v2_swish": "https://paddle-hapi.bj.bcebos.com/models/shufflenet_v2_swish.pdparams",
+    "densenet121": "https://paddle-imagenet-models-name.bj.bcebos.com/dygraph/DenseNet121_pretrained.pdparams",
+    "densenet161": "https://paddle-imagenet-models-name.bj.bcebos.com/dygraph/DenseNet161_pretrained.pdparams",
+    "densenet169": "https://paddle-imagenet-models-name.bj.bcebos.com/dygraph/DenseNet169_pretrained.pdparams",
+    "densenet201": "https://paddle-imagenet-models-name.bj.bcebos.com/dygraph/DenseNet201_pretrained.pdparams",
+    "densenet264": "https://paddle-imagenet-models-name.bj.bcebos.com/dygraph/DenseNet264_pretrained.pdparams",
 }
 
 
