@@ -217,8 +217,9 @@ def _steps(doc: dict, views: list[GraphView], prefix: str, max_rows: int) -> str
         links = ", ".join(f'<a href="#{prefix}-{_h(sid)}">{esc(sid)}</a>' for sid in s["states"][:6])
         links += " …" if len(s["states"]) > 6 else ""
         states = " ".join(f"{prefix}-{_h(sid)}" for sid in s["states"])
-        rows.append(f'<tr id="{prefix}-step{_h(s["index"])}" class="{nan}" data-step="{_h(s["index"])}" '
-                    f'data-nodes="{esc(" ".join(targets))}" data-states="{states}"><td class="mp-r">{_h(s["index"])}</td>'
+        index = _h(s["index"])
+        rows.append(f'<tr id="{prefix}-step{index}" class="{nan}" data-step="{index}" '
+                    f'data-nodes="{esc(" ".join(targets))}" data-states="{states}"><td class="mp-r">{index}</td>'
                     f'<td>{esc(s["phase"])}</td><td>{what}</td><td>{layer}</td><td>{kernel}</td>'
                     f'<td class="mp-r">{time}</td><td>{links}</td></tr>')
     head = ["step", "phase", "what", "layer", "kernel", "µs", "tensor states"]
@@ -310,7 +311,8 @@ def _state_row(s: dict, t: dict, tensors: dict, prefix: str, first: bool) -> str
                                                                     "inf_count"))
     return (f'<tr id="{prefix}-{_h(s["id"])}" class="{css}"><td>{esc(s["id"])}</td><td>{esc(t["id"])}</td>'
             f'<td>{esc(t["name"] or "")}</td><td>{link}</td><td>{shape}</td><td>{esc(t["dtype"])}</td>'
-            f'<td class="mp-r">{_h(s["step"])}</td>{stats}<td>{_hist_svg(m["histogram"])}</td><td>{_values(s)}</td></tr>')
+            f'<td class="mp-r">{_h(s["step"])}</td>{stats}<td>{_hist_svg(m["histogram"])}</td>'
+            f'<td>{_values(s)}</td></tr>')
 
 
 def _updates(doc: dict, prefix: str) -> str:
@@ -415,7 +417,8 @@ def _program_block(p: dict, ids: str, have_dot: bool, diffs: list) -> str:
 
 
 def _op_list(refs: list) -> str:
-    return esc(", ".join(f"{r['type']}#{r['index']}" + (f"@b{r['block']}" if r["block"] else "") for r in refs))  # escaped whole
+    # escaped whole
+    return esc(", ".join(f"{r['type']}#{r['index']}" + (f"@b{r['block']}" if r["block"] else "") for r in refs))
 
 
 def _pass_table(diffs: list, programs: dict, max_rows: int) -> str:
@@ -444,7 +447,8 @@ def _runs_table(runs: list, programs: dict, max_rows: int) -> str:
                         f'<td class="mp-r">{_us(s["time_ns"])}</td><td>{outs}</td></tr>')
         fetch = ", ".join(f"{esc(n)} = {_num(t['summary']['mean'])} (mean)" for n, t in r["fetch"].items())
         more = f", {_h(r['steps_dropped'])} ops not listed" if r["steps_dropped"] else ""
-        out.append(f"<details><summary>{esc(str(name))} run {_h(r['run'])}: {len(r['steps'])} ops{more}; fetched {fetch or '—'}"
+        out.append(f"<details><summary>{esc(str(name))} run {_h(r['run'])}: {len(r['steps'])} ops{more}; "
+                   f"fetched {fetch or '—'}"
                    "</summary>" + _table(["step", "op", "type", "µs", "outputs"], rows) + "</details>")
     return "\n".join(out)
 

@@ -460,7 +460,7 @@ def show_program(program=None, passes=False, feed: dict | None = None, fetch_lis
     """
     from ..framework.static.builder import default_main_program
     from ..framework.static.program import Program
-    from ..notebook.display import program_bundle
+    from .bundle import program_bundle
     program = default_main_program() if program is None else program
     if hasattr(program, "concrete_program") and hasattr(program, "__wrapped__"):  # a to_static function
         origin = dy2static_origin(program) if origin is None else origin

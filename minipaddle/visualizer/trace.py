@@ -265,7 +265,7 @@ class Trace:
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         """Notebook display: the document for the JupyterLab extension, HTML and a text line for the rest."""
-        from ..notebook.display import trace_bundle
+        from .bundle import trace_bundle
         return trace_bundle(self)
 
     def __repr__(self) -> str:

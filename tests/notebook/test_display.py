@@ -147,7 +147,8 @@ def test_html_comes_from_the_visualizer_export_when_it_is_there(monkeypatch, mod
     with paddle.debug.record() as forward:
         model(x)
     assert nd.trace_bundle(forward.trace)["text/html"] == "False False 1000"  # a forward pass: the full view
-    monkeypatch.setattr(nd, "FULL_VIEW_STEPS", 1)
+    from minipaddle.visualizer import bundle
+    monkeypatch.setattr(bundle, "FULL_VIEW_STEPS", 1)
     assert "False False" not in nd.trace_bundle(forward.trace)["text/html"]  # a long one: the small view
 
     def broken(trace, **options):

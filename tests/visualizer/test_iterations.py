@@ -72,7 +72,7 @@ def test_without_an_optimizer_backward_alone_ends_an_iteration(data):
     assert [it["loss"] for it in its] == losses
     assert all(it["grad_norm"] is None and it["update_ratio"] is None for it in its)
     assert doc["health"]["params"] == []
-    assert len({it["structure"] for it in its}) == 1  # the first too: its backward runs in another order, on the same graph
+    assert len({it["structure"] for it in its}) == 1  # the first too: backward runs in another order there
     firsts = [it["first_step"] for it in its]
     ops = op_steps(doc)
     assert firsts == [ops[0], ops[len(ops) // 3], ops[2 * len(ops) // 3]]
