@@ -157,3 +157,12 @@ def densenet_keys_and_output(paddle):
             "161 count": len(M.densenet161().state_dict()), "264 count": len(M.densenet264().state_dict()),
             "121 output 1x3x32x32": small(_image(paddle, 32)),
             "dropout": _keys_and_shapes(M.DenseNet(layers=169, dropout=0.2, num_classes=0))[-4:]}
+
+
+@case
+def googlenet_keys_and_outputs(paddle):
+    M = paddle.vision.models
+    model = _fill_deterministically(paddle, M.googlenet(num_classes=10))
+    features = M.googlenet(num_classes=0, with_pool=False)
+    return {"state_dict": _keys_and_shapes(model), "outputs 1x3x224x224": list(model(_image(paddle, 224))),
+            "without head 1x3x64x64": [list(o.shape) for o in features(_image(paddle, 64))]}

@@ -86,6 +86,12 @@ def test_resnet_rejects_an_unknown_depth():
         M.DenseNet(layers=100)
 
 
+def test_googlenet_returns_the_main_and_the_two_auxiliary_outputs():
+    model = M.googlenet(num_classes=0, with_pool=False)
+    out, aux1, aux2 = model(paddle.rand([1, 3, 64, 64]))
+    assert (out.shape, aux1.shape, aux2.shape) == ([1, 1024, 1, 1], [1, 512, 3, 3], [1, 528, 3, 3])
+
+
 def test_densenet_without_pool_gives_the_feature_maps():
     assert M.densenet121(num_classes=0, with_pool=False)(paddle.rand([1, 3, 32, 32])).shape == [1, 1024, 1, 1]
 
