@@ -166,3 +166,11 @@ def googlenet_keys_and_outputs(paddle):
     features = M.googlenet(num_classes=0, with_pool=False)
     return {"state_dict": _keys_and_shapes(model), "outputs 1x3x224x224": list(model(_image(paddle, 224))),
             "without head 1x3x64x64": [list(o.shape) for o in features(_image(paddle, 64))]}
+
+
+@case
+def inception_v3_keys_and_output(paddle):
+    M = paddle.vision.models
+    model = _fill_deterministically(paddle, M.inception_v3(num_classes=10))
+    return {"state_dict": _keys_and_shapes(model), "output 1x3x75x75": model(_image(paddle, 75)),
+            "without head": list(M.inception_v3(num_classes=0, with_pool=False)(_image(paddle, 75)).shape)}

@@ -9,6 +9,7 @@ from __future__ import annotations
 from .alexnet import AlexNet, alexnet
 from .densenet import DenseNet, densenet121, densenet161, densenet169, densenet201, densenet264
 from .googlenet import GoogLeNet, googlenet
+from .inceptionv3 import InceptionV3, inception_v3
 from .lenet import LeNet
 from .mobilenetv1 import MobileNetV1, mobilenet_v1
 from .mobilenetv2 import MobileNetV2, mobilenet_v2
@@ -29,4 +30,4 @@ __all__ = ["LeNet", "AlexNet", "alexnet", "VGG", "vgg11", "vgg13", "vgg16", "vgg
            "squeezenet1_0", "squeezenet1_1", "ShuffleNetV2", "shufflenet_v2_x0_25", "shufflenet_v2_x0_33",
            "shufflenet_v2_x0_5", "shufflenet_v2_x1_0", "shufflenet_v2_x1_5", "shufflenet_v2_x2_0",
            "shufflenet_v2_swish", "DenseNet", "densenet121", "densenet161", "densenet169", "densenet201",
-           "densenet264", "GoogLeNet", "googlenet"]
+           "densenet264", "GoogLeNet", "googlenet", "InceptionV3", "inception_v3"]

@@ -32,6 +32,7 @@ PADDLE_WEIGHT_URLS = {
     "densenet201": "https://paddle-imagenet-models-name.bj.bcebos.com/dygraph/DenseNet201_pretrained.pdparams",
     "densenet264": "https://paddle-imagenet-models-name.bj.bcebos.com/dygraph/DenseNet264_pretrained.pdparams",
     "googlenet": "https://paddle-imagenet-models-name.bj.bcebos.com/dygraph/GoogLeNet_pretrained.pdparams",
+    "inception_v3": "https://paddle-hapi.bj.bcebos.com/models/inception_v3.pdparams",
 }
 
 
