@@ -33,7 +33,7 @@ from typing import Any
 from ..framework import instrument
 from ..framework.autograd import is_grad_enabled, no_grad
 from ..framework.autograd.engine import grad_edge
-from ..framework.autograd.node import GradNode
+from ..framework.autograd.node import GradNode, VersionCounter
 from ..framework.errors import invalid_argument, precondition_not_met, unimplemented
 from ..framework.tensor import Tensor
 
@@ -48,13 +48,24 @@ class PyLayerContext:
 
     def __init__(self) -> None:
         self._saved: tuple | None = None
+        self._versions: list = []   # (tensor, its VersionCounter, the version when saved)
         self._non_differentiable: tuple = ()
         self._materialize_grads = True
         self._freed = False
 
     def save_for_backward(self, *tensors) -> None:
-        """Keep `tensors` (or anything else: Paddle keeps None and numbers as they are) for backward."""
+        """Keep `tensors` (or anything else: Paddle keeps None and numbers as they are) for backward.
+
+        Each Tensor's in-place version is noted, as for an op's saved inputs: changing it in place
+        before backward (`x.add_(1)`) makes `saved_tensor()` raise instead of giving a wrong gradient."""
         self._saved = tensors
+        self._versions = []
+        for t in tensors:
+            if isinstance(t, Tensor):
+                root = t if t._base is None else t._base
+                if root._counter is None:
+                    root._counter = VersionCounter()
+                self._versions.append((t, root._counter, root._counter.value))
 
     def saved_tensor(self) -> tuple | None:
         """What `save_for_backward` kept, as a tuple; None when it was never called (as in Paddle)."""
@@ -62,6 +73,12 @@ class PyLayerContext:
             raise precondition_not_met(
                 "PyLayerContext.saved_tensor", "the saved tensors were freed by an earlier backward.",
                 hint="pass retain_graph=True to the first backward() to run backward twice.")
+        for i, (t, counter, version) in enumerate(self._versions):
+            if counter.value != version:
+                raise precondition_not_met(
+                    "PyLayerContext.saved_tensor", f"saved tensor {i} was modified by an in-place op after "
+                    f"save_for_backward (version {version} when saved, {counter.value} now), so the gradient "
+                    "would be wrong.", hint="use the out-of-place op, or clone() the tensor before changing it.")
         return self._saved
 
     def mark_non_differentiable(self, *tensors) -> None:
@@ -139,6 +156,7 @@ class PyLayerNode(GradNode):
         ctx = self.saved["ctx"] if self.saved else None
         if ctx is not None:
             ctx._saved = None
+            ctx._versions = []
             ctx._freed = True
         super().release()
 

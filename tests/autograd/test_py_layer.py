@@ -236,6 +236,16 @@ def test_saved_tensors_are_freed_after_backward_and_a_second_backward_says_so():
         loss.backward()
 
 
+def test_changing_a_saved_tensor_in_place_before_backward_is_an_error():
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    h = x * 1
+    loss = MulAdd.apply(h, h, c=paddle.to_tensor([0.0, 0.0])).sum()
+    with paddle.no_grad():
+        h.add_(paddle.to_tensor([1.0, 1.0]))
+    with pytest.raises(paddle.errors.PreconditionNotMet, match="saved tensor 0 was modified by an in-place op"):
+        loss.backward()
+
+
 def test_retain_graph_lets_backward_run_twice():
     x = paddle.to_tensor([0.0], stop_gradient=False)
     loss = Sigmoid.apply(x).sum()

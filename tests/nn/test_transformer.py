@@ -198,3 +198,22 @@ def test_generate_square_subsequent_mask():
     np.testing.assert_array_equal(mask, np.triu(np.full((3, 3), -np.inf, "float32"), 1))
     with pytest.raises(paddle.errors.InvalidArgument, match="length is -1"):
         nn.Transformer(4, 2, 1, 1, 8).generate_square_subsequent_mask(-1)
+
+
+def test_sdpa_dropout_only_while_training():
+    q = paddle.to_tensor(_rand(1, 4, 1, 3))
+    plain = F.scaled_dot_product_attention(q, q, q).numpy()
+    off = F.scaled_dot_product_attention(q, q, q, dropout_p=0.5, training=False).numpy()
+    np.testing.assert_array_equal(plain, off)
+    paddle.seed(0)
+    dropped = F.scaled_dot_product_attention(q, q, q, dropout_p=0.999999, training=True).numpy()
+    np.testing.assert_allclose(dropped, 0.0)
+
+
+def test_transformer_weight_and_bias_attr_lists():
+    model = nn.Transformer(4, 2, 1, 1, 8, bias_attr=[False, None])  # encoder: no attention bias, FFN bias
+    keys = list(model.state_dict())
+    assert "encoder.layers.0.self_attn.q_proj.bias" not in keys and "encoder.layers.0.linear1.bias" in keys
+    assert "decoder.layers.0.cross_attn.q_proj.bias" not in keys and "decoder.layers.0.linear1.bias" in keys
+    with pytest.raises(paddle.errors.InvalidArgument, match="weight_attr is a list of 4, expected 1, 2 or 3"):
+        nn.Transformer(4, 2, 1, 1, 8, weight_attr=[None] * 4)
