@@ -207,6 +207,12 @@ def set_preferred_kernel(op_name: str, key: KernelKey, kernel_name: str | None) 
     op._chosen.clear()
 
 
+def preferred_kernel(op_name: str, key: KernelKey) -> str | None:
+    """The kernel name set for (op, key) by the autotuner or `set_preferred_kernel`, else None (the
+    debugger reads it to say why a kernel ran)."""
+    return _preferred.get((op_name, key)) if _preferred else None
+
+
 def select_kernel(op: OpDef, key: KernelKey) -> Kernel:
     """The one place that picks which kernel runs: the preferred one, else top priority."""
     bucket = op.kernels.get(key)

@@ -22,7 +22,7 @@ from ..visualizer.bundle import (  # noqa: F401  (re-exported: the notebook's na
     MAX_TABLE_ROWS,
     MIME_TYPE,
     NAN_BACKGROUND,
-    _as_trace,
+    as_trace,
     bundle_document,
     bundle_html,
     compressed,

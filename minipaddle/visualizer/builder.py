@@ -41,7 +41,7 @@ import numpy as np
 from ..framework import instrument
 from ..framework.autograd.node import AccumulateGrad
 from ..framework.parameter import Parameter
-from ..framework.registry import KernelKey, _preferred
+from ..framework.registry import KernelKey, preferred_kernel
 from .summary import SATURATION_OPS, json_number, jsonable, saturation, same_values, summarize
 from . import program as _program
 from .doc_cache import DocumentCache
@@ -631,9 +631,7 @@ class TraceBuilder:
             return {"name": fn.last, "backend": "cpu", "dtype": str(dtype),
                     "reason": "preferred" if tuning is not None else "priority",
                     "candidates": [name for name, _ in fn.candidates], "tuning": tuning}
-        wanted = None
-        if _preferred:  # usually empty: then (op, dtype, kernel) says it all
-            wanted = _preferred.get((op.name, KernelKey("cpu", dtype)))
+        wanted = preferred_kernel(op.name, KernelKey("cpu", dtype))  # usually None
         cache_key = (op.name, dtype, fn, wanted)
         cached = _kernel_info.get(cache_key)
         if cached is not None and len(cached[0]) == cached[1]:  # no kernel registered for it since

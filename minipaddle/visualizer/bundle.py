@@ -40,7 +40,7 @@ FULL_VIEW_STEPS = 200   # a trace of no training iterations and at most this man
 NAN_BACKGROUND = "#fee2e2"
 
 
-def _as_trace(trace):
+def as_trace(trace):
     from .trace import Trace
     if isinstance(trace, Trace):
         return trace
@@ -57,7 +57,7 @@ def _as_trace(trace):
 
 def summary_line(trace) -> str:
     """One line: "minipaddle trace: 6 ops, 25 tensors, 8 backward steps, no NaN/Inf, 0 dropped steps"."""
-    doc = _as_trace(trace).to_dict()
+    doc = as_trace(trace).to_dict()
     backward = sum(1 for s in doc["steps"] if s["kind"] == "backward_step")
     parts = [f"{len(doc['graph']['forward']['nodes'])} ops", f"{len(doc['tensors'])} tensors",
              f"{backward} backward steps"]
@@ -79,7 +79,7 @@ def summary_line(trace) -> str:
 def trace_html(trace, max_rows: int = 1000) -> str:
     """The trace as a script-free HTML fragment: the visualizer's export (graph SVG, steps, tensors)
     when it is there, else a table of the ops. Tables show at most `max_rows` rows."""
-    trace = _as_trace(trace)
+    trace = as_trace(trace)
     try:
         from .html import to_html
     except ImportError:
@@ -101,7 +101,7 @@ def trace_bundle(trace, include_json: bool = True, max_rows: int = MAX_LOSS_ROWS
     does not start with "{", about a fifth of the size; the extension unpacks it with
     DecompressionStream) rather than JSON text. None (the default): compress a training run (a
     trace with iterations), whose saved notebook it keeps small."""
-    trace = _as_trace(trace)
+    trace = as_trace(trace)
     if picture and not trace.iterations and len(trace.steps) <= FULL_VIEW_STEPS:
         page = trace_html(trace)  # a forward pass, static programs: small enough to show it all
     else:
@@ -135,7 +135,7 @@ def bundle_document(bundle: dict) -> dict | None:
 def bundle_html(trace, max_rows: int = MAX_LOSS_ROWS, picture: bool = True) -> str:
     """The bundle's text/html: the summary line, a loss table (at most `max_rows` iterations, evenly
     sampled) and the forward graph of the first iteration (SVG when Graphviz is installed)."""
-    trace = _as_trace(trace)
+    trace = as_trace(trace)
     doc = trace.to_dict()
     e = html.escape
     notes = "".join(f"<p>{e(text)}</p>" for text in doc["recording"]["notes"])
