@@ -36,8 +36,8 @@ def _arrays(d: dict) -> list:
 
 
 # ---- paddle.save ---------------------------------------------------------------------------------
-def save_paddle(folder: str) -> str:
-    paddle.seed(1)
+def save_paddle(folder: str, seed: int = 1) -> str:
+    paddle.seed(seed)
     path = os.path.join(folder, "model.pdparams")
     paddle.save({"state": Net().state_dict(), "epoch": 3, "lr": 0.1, "tags": ["a", None]}, path)
     return path
@@ -49,10 +49,10 @@ def load_paddle(path: str):
 
 
 # ---- jit.save ------------------------------------------------------------------------------------
-def save_jit_plain(folder: str, hidden: int = 5) -> str:
+def save_jit_plain(folder: str, hidden: int = 5, seed: int = 1) -> str:
     """A plain Layer traced from an InputSpec, plus a @to_static method: <p>.json/.pdiparams and
     <p>.scores.json/.pdiparams."""
-    paddle.seed(1)
+    paddle.seed(seed)
     prefix = os.path.join(folder, "net")
     paddle.jit.save(JitNet(hidden), prefix)
     return prefix
@@ -73,8 +73,15 @@ def load_jit(prefix: str):
     layer.eval()
     out = layer(paddle.to_tensor(X)).numpy()
     scores = layer.scores(paddle.to_tensor(X)).numpy()
+    program = json.dumps(layer._infer_program.to_dict(), sort_keys=True, default=str)
     return (_arrays(layer.state_dict()), out.tobytes(), scores.tobytes(), layer._output_structure,
-            json.dumps(layer._infer_program.to_dict(), sort_keys=True, default=str), list(layer._feed_names))
+            _unnumbered(program), list(layer._feed_names))
+
+
+def _unnumbered(text: str) -> str:
+    """Parameter names without their unique numbers (linear_34.w_0 -> linear.w_0): each model built
+    in one process gets new ones, so two saves of equal models differ only there."""
+    return re.sub(r"_\d+\.", ".", text)
 
 
 # ---- static.save_inference_model / static.save ---------------------------------------------------
@@ -96,8 +103,8 @@ def _static_model():
     return main, x, logits, exe
 
 
-def save_inference(folder: str) -> str:
-    paddle.seed(1)
+def save_inference(folder: str, seed: int = 1) -> str:
+    paddle.seed(seed)
     main, x, logits, exe = _static_model()
     prefix = os.path.join(folder, "infer")
     static.save_inference_model(prefix, [x], [logits], exe, program=main)
@@ -117,8 +124,8 @@ def load_inference(prefix: str):
             json.dumps(program.to_dict(), sort_keys=True, default=str))
 
 
-def save_static(folder: str) -> str:
-    paddle.seed(1)
+def save_static(folder: str, seed: int = 1) -> str:
+    paddle.seed(seed)
     main, _, _, _ = _static_model()
     prefix = os.path.join(folder, "state")
     static.save(main, prefix)
@@ -141,8 +148,8 @@ def train_a_step(model) -> None:
     model.train_batch([X], [np.zeros((2, 3), "float32")])
 
 
-def save_model(folder: str) -> str:
-    model = make_model()
+def save_model(folder: str, seed: int = 1) -> str:
+    model = make_model(seed=seed)
     train_a_step(model)
     prefix = os.path.join(folder, "ckpt")
     model.save(prefix)
@@ -158,7 +165,7 @@ def load_model(prefix: str):
 def model_fingerprint(model):
     """The network's state and the optimizer's, its keys with the parameters' unique numbers dropped
     (each new network is linear_7, linear_8, ...)."""
-    opt = {re.sub(r"_\d+\.", ".", k): v for k, v in model._optimizer.state_dict().items() if k != "LR_Scheduler"}
+    opt = {_unnumbered(k): v for k, v in model._optimizer.state_dict().items() if k != "LR_Scheduler"}
     return _arrays(model.network.state_dict()), _arrays(opt)
 
 

@@ -56,7 +56,7 @@ class TranslatedLayer(Layer):
         persistables = persistables or {}
         for var_name, array in values.items():
             info = persistables.get(var_name, {})
-            self._attach(var_name, np.array(array), info.get("structured_name") or var_name,
+            self._attach(var_name, _owned(array), info.get("structured_name") or var_name,
                          info.get("kind", "parameter"), bool(info.get("trainable", True)))
 
     def _add_method(self, name: str, program: Program, feed_names: list[str], fetch_names: list[str],
@@ -68,7 +68,7 @@ class TranslatedLayer(Layer):
         for var_name, array in values.items():
             if var_name not in self._persistables:
                 info = persistables.get(var_name, {})
-                self._attach(var_name, np.array(array), info.get("structured_name") or var_name,
+                self._attach(var_name, _owned(array), info.get("structured_name") or var_name,
                              info.get("kind", "parameter"), bool(info.get("trainable", True)))
         method = _SavedMethod(self, name, program, feed_names, fetch_names, output_structure)
         self._methods[name] = method
@@ -126,6 +126,13 @@ class TranslatedLayer(Layer):
 
     def extra_repr(self) -> str:
         return f"inputs={self._feed_names}, outputs={self._fetch_names}"
+
+
+def _owned(array: np.ndarray) -> np.ndarray:
+    """The loaded array itself when it is a fresh writable C array (what jit.load reads: one copy in
+    memory, not two), else a copy."""
+    array = np.asarray(array)
+    return array if array.flags.writeable and array.flags.c_contiguous else np.array(array)
 
 
 class _SavedMethod:

@@ -1,0 +1,42 @@
+"""bounded_json: JSON from files is size- and depth-checked before it is parsed."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from minipaddle.framework import bounded_json
+
+
+def test_nesting_depth_ignores_brackets_inside_strings():
+    assert bounded_json.nesting_depth(b'{"a": [1, "[[[{\\"[", {}]}') == 3
+    assert bounded_json.nesting_depth(b"[]") == 1
+    assert bounded_json.nesting_depth(b'"just a string"') == 0
+
+
+def test_depth_over_the_limit_is_refused_before_parsing():
+    with pytest.raises(ValueError, match="m.json is nested 2000 levels deep; at most 200"):
+        bounded_json.loads(b"[" * 2000 + b"]" * 2000, "m.json")      # json itself: RecursionError
+    assert bounded_json.loads(b"[" * 200 + b"]" * 200, "m.json") is not None
+
+
+def test_size_over_the_limit_is_refused_before_reading(tmp_path):
+    path = tmp_path / "big.json"
+    with open(path, "wb") as f:
+        f.truncate(bounded_json.MAX_JSON_BYTES + 1)                    # sparse: no disk, no memory
+    with pytest.raises(ValueError, match=rf"is {bounded_json.MAX_JSON_BYTES + 1} bytes of JSON"):
+        bounded_json.load_file(str(path))
+
+
+def test_duplicate_keys_and_bad_text_are_refused():
+    with pytest.raises(ValueError, match="key 'a' appears twice"):
+        bounded_json.loads(b'{"a": 1, "a": 2}', "m.json")
+    with pytest.raises(ValueError, match="m.json is not valid JSON"):
+        bounded_json.loads(b"{not json", "m.json")
+    with pytest.raises(ValueError, match="m.json is not valid JSON"):
+        bounded_json.loads(b'"\xff"', "m.json")
+
+
+def test_a_large_ordinary_document_is_read_quickly():
+    doc = {f"k{i}": [1.5, "x[y", {"z": [i]}] for i in range(50_000)}
+    assert bounded_json.loads(json.dumps(doc).encode(), "doc") == doc
