@@ -1,4 +1,5 @@
-"""paddle.text: text data sets read from the files Paddle downloads (never downloaded here).
+"""paddle.text: text data sets read from the files Paddle downloads (never downloaded here), and CRF decoding
+(viterbi_decode, ViterbiDecoder).
 
     from minipaddle.text import Imdb, UCIHousing, Movielens
 """
@@ -6,5 +7,6 @@ from __future__ import annotations
 
 from . import datasets  # noqa: F401
 from .datasets import Imdb, Movielens, UCIHousing  # noqa: F401
+from .viterbi_decode import ViterbiDecoder, viterbi_decode  # noqa: F401
 
-__all__ = ["datasets", "Imdb", "Movielens", "UCIHousing"]
+__all__ = ["datasets", "Imdb", "Movielens", "UCIHousing", "ViterbiDecoder", "viterbi_decode"]

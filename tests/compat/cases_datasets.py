@@ -139,3 +139,20 @@ def movielens_samples_and_split(paddle):
             out[mode] = [[list(s[0]), list(s[1]), list(s[2]), list(s[3]), list(s[4]), len(s[5]), len(s[6]), list(s[7])]
                          for s in (data[i] for i in range(len(data)))]
         return out
+
+
+@case
+def viterbi_decode(paddle):
+    potentials = paddle.to_tensor(np.sin(np.arange(3 * 4 * 5) * 0.9).reshape(3, 4, 5).astype("float32"))
+    transitions = paddle.to_tensor(np.cos(np.arange(25) * 0.7).reshape(5, 5).astype("float32"))
+    out = {}
+    for include in (False, True):
+        for lengths in ([4, 2, 3], [3, 1, 1], [1, 1, 1]):
+            scores, path = paddle.text.viterbi_decode(potentials, transitions, paddle.to_tensor(lengths, dtype="int64"),
+                                                      include)
+            out[f"include={include} lengths={lengths}"] = [scores, path]
+    decoder = paddle.text.ViterbiDecoder(transitions)
+    out["decoder"] = list(decoder(potentials, paddle.to_tensor([2, 4, 1], dtype="int64")))
+    out["float64"] = list(paddle.text.viterbi_decode(potentials.astype("float64"), transitions.astype("float64"),
+                                                     paddle.to_tensor([4, 4, 4], dtype="int64")))
+    return out

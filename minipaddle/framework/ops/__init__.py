@@ -15,7 +15,7 @@
 
 Ops of `paddle.nn.functional` (not in the top-level namespace): nn_ops (linear, dropout, embedding,
 ...), norm, conv, conv3d, pooling, pooling3d, loss, ctc (warpctc), patches (unfold, fold, pixel_shuffle),
-sampling (affine_grid, grid_sample).
+sampling (affine_grid, grid_sample), viterbi (paddle.text's viterbi_decode).
 
 `describe("matmul")` shows a learner everything about one op.
 """
@@ -26,11 +26,11 @@ import inspect
 from ..registry import OPS, get_op
 from . import (activation, building, compare, conv, conv3d, counting, ctc, cumulative, elementwise, indexing,  # noqa: F401
                linalg, loss, manipulation, nn_ops, norm, patches, pooling, pooling3d, reduction, sampling,
-               softmax, sorting)
+               softmax, sorting, viterbi)
 
 FAMILIES = (elementwise, activation, compare, reduction, softmax, manipulation, indexing, linalg, sorting,
             cumulative, building, counting)
-NN_FAMILIES = (nn_ops, norm, conv, conv3d, pooling, pooling3d, loss, ctc, patches, sampling)
+NN_FAMILIES = (nn_ops, norm, conv, conv3d, pooling, pooling3d, loss, ctc, patches, sampling, viterbi)
 
 
 def list_ops() -> list[str]:
