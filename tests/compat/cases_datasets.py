@@ -156,3 +156,34 @@ def viterbi_decode(paddle):
     out["float64"] = list(paddle.text.viterbi_decode(potentials.astype("float64"), transitions.astype("float64"),
                                                      paddle.to_tensor([4, 4, 4], dtype="int64")))
     return out
+
+
+def _tree(folder):
+    files = {"dog/b.png": "2", "cat/z.jpg": "1", "cat/a.PNG": "0", "cat/sub/c.png": "3", "dog/notes.txt": "x",
+             "bird/.keep": "", "top.png": "9"}
+    for name, text in files.items():
+        path = os.path.join(folder, *name.split("/"))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+
+
+def _read(path):
+    with open(path) as f:
+        return f.read()
+
+
+@case
+def dataset_folder_and_image_folder(paddle):
+    D = paddle.vision.datasets
+    with tempfile.TemporaryDirectory() as folder:
+        _tree(folder)
+        data = D.DatasetFolder(folder, loader=_read)
+        images = D.ImageFolder(folder, loader=_read)
+        txt = D.DatasetFolder(folder, loader=_read, extensions=[".txt"])
+        rel = lambda p: os.path.relpath(p, folder).replace(os.sep, "/")  # noqa: E731
+        return {"classes": data.classes, "class_to_idx": data.class_to_idx, "targets": data.targets,
+                "samples": [[rel(p), t] for p, t in data.samples], "items": [list(data[i]) for i in range(len(data))],
+                "image folder": [rel(p) for p in images.samples], "image item": images[0],
+                "txt": [[rel(p), t] for p, t in txt.samples],
+                "upper-case transform": D.DatasetFolder(folder, loader=_read, transform=lambda s: s * 2)[0][0]}
