@@ -111,6 +111,12 @@ def hostile(tmp_path_factory):
         open(claims + suffix, "wb").write(open(prefix + suffix, "rb").read())
     _claim_sizes(claims + ".pdiparams", "a0.npy", 3_600_000_000)
     cases["jit .pdiparams claims 3.6 GB"] = ("jit.load", claims)
+    unlisted = str(jit_dir / "unlisted")
+    for suffix in (".json", ".pdiparams", ".scores.json", ".scores.pdiparams"):
+        open(unlisted + suffix, "wb").write(open(prefix + suffix, "rb").read())
+    with zipfile.ZipFile(unlisted + ".pdiparams", "a", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("extra.npy", bytes(64 << 20))        # 64 MB that deflate to 64 KB, listed nowhere
+    cases["jit .pdiparams unlisted deflated member"] = ("jit.load", unlisted)
     # save_inference_model / static.save / Model.save with the same kinds of damage
     inf = save_inference(str(d))
     _claim_sizes(inf + ".pdiparams", "a0.npy", 3_600_000_000)
@@ -145,7 +151,7 @@ def results(hostile):
 
 HOSTILE = ["zip header claims 3.6 GB", "JSON member deflates 1000x", "declares a valid 2 GiB array",
            "2,000-deep JSON member", "stray data.pkl and ../ members", "jit .json deep", "jit .json huge",
-           "jit .pdiparams claims 3.6 GB", "inference .pdiparams claims 3.6 GB", "static.save .json 2,000 deep",
+           "jit .pdiparams claims 3.6 GB", "jit .pdiparams unlisted deflated member", "inference .pdiparams claims 3.6 GB", "static.save .json 2,000 deep",
            "Model .pdparams claims 3.6 GB"]
 EXPECTED = {"zip header claims 3.6 GB": "claims 3600000000 bytes, past the end",
             "JSON member deflates 1000x": "compressed",
@@ -155,6 +161,7 @@ EXPECTED = {"zip header claims 3.6 GB": "claims 3600000000 bytes, past the end",
             "jit .json deep": "nested 2000 levels deep",
             "jit .json huge": "bytes of JSON; at most",
             "jit .pdiparams claims 3.6 GB": "past the end",
+            "jit .pdiparams unlisted deflated member": "'extra.npy' is compressed",
             "inference .pdiparams claims 3.6 GB": "past the end",
             "static.save .json 2,000 deep": "nested 2000 levels deep",
             "Model .pdparams claims 3.6 GB": "past the end"}

@@ -164,3 +164,15 @@ def test_a_json_without_its_sha256_or_manifest_is_refused(tmp_path):
     _rewrite_json(prefix + ".json", lambda meta: meta.pop("sha256"))
     with pytest.raises(MinipaddleError, match="net.json' carries no sha256"):
         load_jit(prefix)
+
+
+@pytest.mark.parametrize("fmt, name", [("save_inference_model", "infer.pdiparams"), ("static.save", "state.pdparams"),
+                                       ("static.save", "state.pdopt")])
+def test_an_older_format_file_cannot_stand_in_for_one_the_manifest_lists(fmt, name, tmp_path):
+    save, load = FORMATS[fmt]
+    prefix = save(str(tmp_path))
+    arrays = paddle.framework.io.read_arrays("test", str(tmp_path / name))
+    os.unlink(tmp_path / name)
+    np.savez(str(tmp_path / name) + ".npz", **{k: np.zeros_like(v) for k, v in arrays.items()})
+    with pytest.raises(MinipaddleError, match=rf"only '.*{name}.npz' \(an older-format file"):
+        load(prefix)

@@ -484,7 +484,8 @@ def test_a_model_saved_with_the_older_file_names_still_loads(tmp_path):
     jit_io.save(net, str(tmp_path / "new"))
     meta = json.loads((tmp_path / "new.json").read_text())
     info = meta.pop("jit")
-    del meta["sha256"]
+    del meta["sha256"], meta["files"]      # older files had neither checksum nor manifest
+    meta["version"] = 1
     (tmp_path / "old.pdmodel.json").write_text(json.dumps(meta))
     (tmp_path / "old.pdinfo.json").write_text(json.dumps(info))
     np.savez(tmp_path / "old.pdiparams.npz", **paddle.load(str(tmp_path / "new.pdiparams"), return_numpy=True))

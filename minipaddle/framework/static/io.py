@@ -59,6 +59,10 @@ def read_params(api: str, path: str, manifest: dict | None = None, suffix: str =
     """{name: array} from a parameter file (an older `.npz` one too). With the `manifest` of the save's
     JSON, the file must be the one it lists under `suffix`."""
     if path.endswith(OLD_SUFFIX_NPZ):
+        if manifest is not None:   # an older-format file cannot be checked: it would bypass the manifest
+            raise invalid_argument(api, f"the save's manifest lists a {suffix!r} file, but only {path!r} (an "
+                                        "older-format file it cannot check) is there.",
+                                   hint="the files come from different saves: save the model again.")
         return read_params_npz(api, path)
     digest = None
     if manifest is not None:
@@ -320,15 +324,14 @@ def _read_training_state(api: str, model_path: str) -> dict:
     """{name: array} of `.pdparams` + `.pdopt`, both checked against the `.json` manifest static.save
     wrote beside them (files with the older names have none)."""
     params_file, opt = params_path(model_path, "pdparams"), params_path(model_path, "pdopt")
+    model_file = model_path + MODEL_SUFFIX
     manifest = None
-    if not params_file.endswith(OLD_SUFFIX_NPZ):
-        model_file = model_path + MODEL_SUFFIX
-        if not os.path.exists(model_file):
-            raise not_found(api, f"no {model_file!r} beside {params_file!r}: static.save writes it last, as the "
-                                 "manifest of the save, so the save was interrupted or the file is missing.",
-                            hint="save again, or copy the .json with the .pdparams / .pdopt files.")
-        meta = read_model_json(api, model_file)
-        manifest = manifest_of(api, meta, model_file)
+    if os.path.exists(model_file):
+        manifest = manifest_of(api, read_model_json(api, model_file), model_file)
+    elif not params_file.endswith(OLD_SUFFIX_NPZ):
+        raise not_found(api, f"no {model_file!r} beside {params_file!r}: static.save writes it last, as the "
+                             "manifest of the save, so the save was interrupted or the file is missing.",
+                        hint="save again, or copy the .json with the .pdparams / .pdopt files.")
     values = read_params(api, params_file, manifest, ".pdparams")
     if os.path.exists(opt):
         values.update(read_params(api, opt, manifest, ".pdopt"))
