@@ -10,10 +10,11 @@ from minipaddle.vision.datasets import DatasetFolder, ImageFolder
 
 
 def _tree(tmp_path):
-    for name in ("b/2.npy", "a/1.npy", "a/deep/3.npy", "a/skip.txt"):
+    for name in ("b/2.npy", "a/1.npy", "a/deep/3.npy"):
         path = tmp_path / name
         path.parent.mkdir(parents=True, exist_ok=True)
         np.save(path, np.full((2, 2), len(name)))
+    (tmp_path / "a" / "skip.txt").write_text("not an image")
     return str(tmp_path)
 
 
