@@ -491,6 +491,9 @@ class Model:
         value = state[key]
         if list(np.shape(value)) != list(param.shape):
             return f"{key} receives a shape {list(np.shape(value))}, but the expected shape is {list(param.shape)}."
+        kind = (value._data if isinstance(value, Tensor) else np.asarray(value)).dtype.kind
+        if kind not in "biufc":   # checked now: nothing may fail once the values are being set
+            return f"{key} holds {kind!r}-kind data (text?), not numbers."
         return None
 
     def summary(self, input_size=None, dtype=None) -> dict:

@@ -152,3 +152,15 @@ def test_stale_temporary_files_are_matched_by_their_exact_save_name(tmp_path):
     removed = remove_stale_temps(str(tmp_path / "m.pdiparams"))
     assert [os.path.basename(r) for r in removed] == [".m.pdiparams.abcd1234.tmp"]
     assert sorted(os.listdir(tmp_path)) == [".m.json.abcd_123.tmp", ".m.pdiparams.x.tmp", "m.pdiparams"]
+
+
+def test_model_load_refuses_a_text_array_before_setting_anything(tmp_path):
+    model = make_model()
+    state = {k: v.numpy() for k, v in model.network.state_dict().items()}
+    last = list(state)[-1]
+    state[last] = np.full(state[last].shape, "x")
+    paddle.save(state, str(tmp_path / "t.pdparams"))
+    before = model_fingerprint(model)
+    with pytest.raises(MinipaddleError, match=f"{last} holds 'U'-kind data"):
+        model.load(str(tmp_path / "t"))
+    assert model_fingerprint(model) == before
