@@ -15,37 +15,59 @@ one -- does not match the new file beside it, so loading refuses the pair instea
 Each `write` function returns the digest the manifest records for its file.
 
 A killed save leaves its temporary files behind; the next save of the same files removes them.
+A temporary file's name carries the id of the process writing it (`.m.pdiparams.4242.k3j2x9q1.tmp`),
+so a save removes only those whose writer is gone, never those of another save still under way.
 """
 from __future__ import annotations
 
 import os
 import re
 import tempfile
+import threading
 from typing import BinaryIO, Callable
 
 __all__ = ["SaveUnit", "remove_stale_temps"]
 
 _RANDOM = r"[A-Za-z0-9_]{8}"   # what tempfile.mkstemp puts between prefix and suffix
+_IN_FLIGHT: set[str] = set()   # this process's temporary files of saves under way (any thread)
+_LOCK = threading.Lock()
 
 
 def _temp_prefix(path: str) -> str:
-    return f".{os.path.basename(path)}."
+    return f".{os.path.basename(path)}.{os.getpid()}."
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return False          # this process's own: in flight or not is decided by _IN_FLIGHT
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:   # another user's live process
+        return True
+    return True
 
 
 def remove_stale_temps(path: str) -> list[str]:
-    """Remove the temporary files an interrupted save of `path` left beside it; returns their paths."""
+    """Remove the temporary files an interrupted save of `path` left beside it (their writer is gone);
+    returns their paths."""
     directory = os.path.dirname(path) or "."
-    pattern = re.compile(re.escape(_temp_prefix(path)) + _RANDOM + r"\.tmp$")
+    pattern = re.compile(re.escape(f".{os.path.basename(path)}.") + r"(?:(\d+)\.)?" + _RANDOM + r"\.tmp$")
     removed = []
     try:
         names = os.listdir(directory)
     except OSError:
         return removed
     for name in names:
-        if pattern.match(name):
+        found = pattern.match(name)
+        full = os.path.join(directory, name)
+        with _LOCK:
+            busy = full in _IN_FLIGHT
+        if found and not busy and not (found.group(1) and _alive(int(found.group(1)))):
             try:
-                os.unlink(os.path.join(directory, name))
-                removed.append(os.path.join(directory, name))
+                os.unlink(full)
+                removed.append(full)
             except OSError:
                 pass
     return removed
@@ -72,6 +94,8 @@ class SaveUnit:
         os.makedirs(directory, exist_ok=True)
         remove_stale_temps(path)
         fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp", dir=directory)
+        with _LOCK:
+            _IN_FLIGHT.add(tmp)
         self.pending.append((tmp, path))
         with os.fdopen(fd, "wb") as f:
             digest = write(f)
@@ -93,7 +117,7 @@ class SaveUnit:
         for tmp, path in self.pending:
             os.replace(tmp, path)
             directories.add(os.path.dirname(path) or ".")
-        self.pending = []
+        self._forget()
         for directory in directories:   # make the renames themselves durable
             try:
                 fd = os.open(directory, os.O_RDONLY)
@@ -110,6 +134,11 @@ class SaveUnit:
         for tmp, _ in self.pending:
             if os.path.exists(tmp):
                 os.unlink(tmp)
+        self._forget()
+
+    def _forget(self) -> None:
+        with _LOCK:
+            _IN_FLIGHT.difference_update(tmp for tmp, _ in self.pending)
         self.pending = []
 
     def __enter__(self) -> "SaveUnit":

@@ -146,12 +146,27 @@ def test_a_unit_that_fails_midway_writes_nothing_and_leaves_no_temporary_file(tm
     assert sorted(os.listdir(tmp_path)) == ["a.bin"]
 
 
-def test_stale_temporary_files_are_matched_by_their_exact_save_name(tmp_path):
-    for name in (".m.pdiparams.abcd1234.tmp", ".m.pdiparams.x.tmp", ".m.json.abcd_123.tmp", "m.pdiparams"):
+def test_stale_temporary_files_are_matched_by_their_exact_save_name_and_a_gone_writer(tmp_path):
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True).stdout.strip()
+    names = [f".m.pdiparams.{gone}.abcd1234.tmp",      # its writer is gone: stale
+             ".m.pdiparams.abcd1234.tmp",               # the older naming (no writer id): stale
+             f".m.pdiparams.{os.getppid()}.abcd1234.tmp",   # a live process's save: kept
+             ".m.pdiparams.x.tmp", ".m.json.abcd_123.tmp", "m.pdiparams"]   # other names: kept
+    for name in names:
         open(tmp_path / name, "wb").close()
     removed = remove_stale_temps(str(tmp_path / "m.pdiparams"))
-    assert [os.path.basename(r) for r in removed] == [".m.pdiparams.abcd1234.tmp"]
-    assert sorted(os.listdir(tmp_path)) == [".m.json.abcd_123.tmp", ".m.pdiparams.x.tmp", "m.pdiparams"]
+    assert sorted(os.path.basename(r) for r in removed) == sorted(names[:2])
+    assert sorted(os.listdir(tmp_path)) == sorted(names[2:])
+
+
+def test_a_save_under_way_in_another_thread_keeps_its_temporary_file(tmp_path):
+    target = str(tmp_path / "m.pdiparams")
+    with SaveUnit("test") as unit:
+        unit.add(target, lambda f: "d")
+        (tmp,) = [t for t, _ in unit.pending]
+        assert remove_stale_temps(target) == [] and os.path.exists(tmp)   # what a second save would do
+    assert os.path.exists(target) and not os.path.exists(tmp)
 
 
 def test_model_load_refuses_a_text_array_before_setting_anything(tmp_path):
