@@ -68,3 +68,21 @@ def deterministic_augmentation_transforms(paddle):
             "RandomRotation -3": outcome(lambda: T.RandomRotation(-3)),
             "BrightnessTransform -1": outcome(lambda: T.BrightnessTransform(-1)),
             "HueTransform (0.2, 0.9)": outcome(lambda: T.HueTransform((0.2, 0.9)))}
+
+
+@case
+def affine_tensors(paddle):
+    F = paddle.vision.transforms.functional
+    T = paddle.vision.transforms
+    x = _tensor(paddle)
+    square = paddle.to_tensor(np.linspace(0, 1, 3 * 5 * 5).reshape(3, 5, 5).astype("float32"))
+    return {"rotate 30": F.affine(x, 30, [0, 0], 1.0, 0),
+            "translate": F.affine(x, 0, [1, -1], 1.0, 0),
+            "scale 0.7 bilinear": F.affine(x, 0, [0, 0], 0.7, 0, interpolation="bilinear"),
+            "shear (20, 10)": F.affine(x, 0, [0, 0], 1.0, [20, 10]),
+            "all, fill": F.affine(x, 15, [1, 0], 1.2, 5, fill=[0.5, 0.5, 0.5]),
+            "centre (1, 1) on a square": F.affine(square, 45, [0, 0], 1.0, 0, center=[1, 1]),
+            "RandomAffine fixed": T.RandomAffine((20, 20), shear=(10, 10, 5, 5))(x),
+            "RandomAffine scale": T.RandomAffine(0, scale=(0.5, 0.5), interpolation="bilinear")(x),
+            "bad scale": outcome(lambda: F.affine(x, 0, [0, 0], -1.0, 0)),
+            "RandomAffine translate 2": outcome(lambda: T.RandomAffine(0, translate=(2, 0)))}

@@ -108,3 +108,26 @@ def test_transform_arguments_are_checked():
     with pytest.raises(InvalidArgument, match="num_output_channels got 2"):
         T.Grayscale(2)
     assert T.BrightnessTransform(0)(RGB) is RGB and T.HueTransform(0).value is None
+
+
+def test_affine_with_identity_parameters_returns_the_image_and_matches_rotate():
+    square = RNG.random((5, 5, 2)).astype("float32")
+    np.testing.assert_allclose(F.affine(square, 0, [0, 0], 1.0, 0), square, atol=1e-6)
+    np.testing.assert_allclose(F.affine(square, -90, [0, 0], 1.0, 0), F.rotate(square, 90), atol=1e-6)
+    shifted = F.affine(square, 0, [1, 0], 1.0, 0)                 # one pixel to the right, filled with 0
+    np.testing.assert_allclose(shifted[:, 1:], square[:, :-1], atol=1e-6)
+    assert not shifted[:, 0].any()
+
+
+def test_random_affine_draws_within_its_ranges():
+    paddle.seed(5)
+    t = T.RandomAffine(10, translate=(0.2, 0.2), scale=(0.8, 1.2), shear=(-5, 5, -3, 3))
+    for _ in range(5):
+        t(RGB)
+        angle, (tx, ty), scale, (sx, sy) = t.params
+        assert -10 <= angle <= 10 and abs(tx) <= 7 * 0.2 and abs(ty) <= 6 * 0.2 and 0.8 <= scale <= 1.2
+        assert -5 <= sx <= 5 and -3 <= sy <= 3
+    with pytest.raises(InvalidArgument, match="translate got"):
+        T.RandomAffine(0, translate=(1.5, 0))
+    with pytest.raises(InvalidArgument, match="shear got"):
+        T.RandomAffine(0, shear=(1, 2, 3))

@@ -11,8 +11,8 @@ ImageEnhance does: an adjustment blends the image with an "extreme" image and cl
     hue         shift H in HSV by hue_factor (a fraction of the colour circle)
 
 clipped to [0, 1] for float images and [0, 255] for uint8 ones, then cast back (truncating, as
-`astype`). A numpy image is HxWxC (or HxW), a Tensor CxHxW. rotate samples the image on a rotated
-grid (nearest or bilinear, `grid_sample`'s kernel), as Paddle's Tensor path does.
+`astype`). A numpy image is HxWxC (or HxW), a Tensor CxHxW. rotate and affine sample the image on a
+transformed grid (nearest or bilinear, `grid_sample`'s kernel), as Paddle's Tensor path does.
 
 A uint8 numpy image stands for a PIL image (minipaddle's datasets hand out PIL's pixels as numpy
 arrays), so it follows PIL's integer arithmetic exactly, as Paddle's PIL path does: grey levels are
@@ -34,7 +34,7 @@ from ...framework.tensor import Tensor
 from .functional import from_hwc, to_hwc
 
 __all__ = ["adjust_brightness", "adjust_contrast", "adjust_saturation", "adjust_hue", "to_grayscale", "rotate",
-           "erase"]
+           "affine", "erase"]
 
 GREY_WEIGHTS = (0.2989, 0.587, 0.114)           # Paddle's Tensor to_grayscale (float images)
 GREY_WEIGHTS_UINT8 = (0.299, 0.587, 0.114)      # ITU-R 601, what PIL and cv2 use for uint8 images
@@ -224,52 +224,36 @@ def adjust_hue(img, hue_factor: float):
     return from_hwc(out.astype(a.dtype), was_tensor)
 
 
-def _rotation_grid(angle: float, w: int, h: int, center, expand: bool) -> tuple[np.ndarray, int, int]:
-    """grid_sample positions [1, oh, ow, 2] that rotate a w x h image by `angle` degrees (counter-clockwise).
-
-    Computed in float32, as Paddle computes it: at 90 degrees many positions fall exactly between two
-    pixels, and which one nearest sampling picks depends on the rounding of these products.
-    """
+def _grid_from_matrix(m: np.ndarray, w: int, h: int, ow: int, oh: int) -> np.ndarray:
+    """grid_sample positions [1, oh, ow, 2] for the 2x3 matrix `m` that maps output pixels (relative to the
+    centre) to input pixels. Computed in float32, as Paddle computes it: at right angles many positions
+    fall exactly between two pixels, and which one nearest sampling picks depends on these roundings."""
     f32 = np.float32
-    rad = math.radians(-angle % 360)
-    rc = (0.0, 0.0) if center is None else (center[0] - 0.5 * w, center[1] - 0.5 * h)
-    m = np.array([math.cos(rad), math.sin(rad), 0.0, -math.sin(rad), math.cos(rad), 0.0], dtype=f32)
-    m[2] += m[0] * f32(-rc[0]) + m[1] * f32(-rc[1]) + f32(rc[0])
-    m[5] += m[3] * f32(-rc[0]) + m[4] * f32(-rc[1]) + f32(rc[1])
-    matrix = m.reshape(2, 3)
-    ow, oh = w, h
-    if expand:
-        corners = np.array([[-0.5 * w, -0.5 * h, 1.0], [-0.5 * w, 0.5 * h, 1.0], [0.5 * w, 0.5 * h, 1.0],
-                            [0.5 * w, -0.5 * h, 1.0]], dtype=f32)
-        pos = corners @ matrix.T
-        size = np.ceil(pos.max(axis=0)) - np.floor(pos.min(axis=0))
-        ow, oh = int(size[0]), int(size[1])
     xs = np.linspace(-ow * 0.5 + 0.5, ow * 0.5 + 0.5 - 1, ow, dtype=f32)
     ys = np.linspace(-oh * 0.5 + 0.5, oh * 0.5 + 0.5 - 1, oh, dtype=f32)
     base = np.ones((oh, ow, 3), dtype=f32)
     base[..., 0] = xs[None, :]
     base[..., 1] = ys[:, None]
-    grid = base.reshape(-1, 3) @ (matrix.T / np.array([0.5 * w, 0.5 * h], dtype=f32))
-    return grid.reshape(1, oh, ow, 2), oh, ow
+    grid = base.reshape(-1, 3) @ (m.reshape(2, 3).T / np.array([0.5 * w, 0.5 * h], dtype=f32))
+    return grid.reshape(1, oh, ow, 2)
 
 
-def rotate(img, angle: float, interpolation: str = "nearest", expand: bool = False, center=None, fill=0):
-    """Rotate by `angle` degrees counter-clockwise about `center` (default: the image centre); pixels from
-    outside the image get `fill`; `expand` grows the output to hold the whole rotated image."""
-    op = "rotate"
+def _sample(op: str, img, matrix: np.ndarray, interpolation: str, fill, expand_to=None):
+    """The image resampled through `matrix` (output -> input), outside pixels set to `fill`."""
     if interpolation not in ("nearest", "bilinear"):
         raise invalid_argument(op, f"interpolation got {interpolation!r}, expected 'nearest' or 'bilinear'.")
     a, was_tensor = to_hwc(op, img)
     h, w = a.shape[:2]
-    grid, oh, ow = _rotation_grid(float(angle), w, h, center, expand)
+    oh, ow = expand_to or (h, w)
+    grid = _grid_from_matrix(matrix, w, h, ow, oh)
     chw = (a[:, :, None] if a.ndim == 2 else a).transpose(2, 0, 1).astype(np.float32)
     with_mask = np.concatenate([chw, np.ones((1, h, w), np.float32)])[None]   # the last channel marks the inside
     sampled = grid_sample_kernel(with_mask, grid, interpolation, "zeros", False)[0].astype(np.float64)
     values, inside = sampled[:-1], sampled[-1:]
-    fill_values = np.broadcast_to(np.asarray(fill, dtype=np.float64).reshape(-1, 1, 1), values.shape)
+    fill_values = np.broadcast_to(np.asarray(0 if fill is None else fill, dtype=np.float64).reshape(-1, 1, 1),
+                                  values.shape)
     if interpolation == "nearest":
-        outside = inside < 0.5
-        values = np.where(outside, fill_values, values)
+        values = np.where(inside < 0.5, fill_values, values)
     else:
         values = values * inside + (1.0 - inside) * fill_values
     out = values.transpose(1, 2, 0)
@@ -277,6 +261,66 @@ def rotate(img, angle: float, interpolation: str = "nearest", expand: bool = Fal
         out = np.clip(np.rint(out), np.iinfo(a.dtype).min, np.iinfo(a.dtype).max)
     out = out.astype(a.dtype)
     return from_hwc(out[:, :, 0] if a.ndim == 2 else out, was_tensor)
+
+
+def rotate(img, angle: float, interpolation: str = "nearest", expand: bool = False, center=None, fill=0):
+    """Rotate by `angle` degrees counter-clockwise about `center` (default: the image centre); pixels from
+    outside the image get `fill`; `expand` grows the output to hold the whole rotated image."""
+    a, _ = to_hwc("rotate", img)
+    h, w = a.shape[:2]
+    f32 = np.float32
+    rad = math.radians(-float(angle) % 360)
+    rc = (0.0, 0.0) if center is None else (center[0] - 0.5 * w, center[1] - 0.5 * h)
+    m = np.array([math.cos(rad), math.sin(rad), 0.0, -math.sin(rad), math.cos(rad), 0.0], dtype=f32)
+    m[2] += m[0] * f32(-rc[0]) + m[1] * f32(-rc[1]) + f32(rc[0])
+    m[5] += m[3] * f32(-rc[0]) + m[4] * f32(-rc[1]) + f32(rc[1])
+    size = None
+    if expand:
+        corners = np.array([[-0.5 * w, -0.5 * h, 1.0], [-0.5 * w, 0.5 * h, 1.0], [0.5 * w, 0.5 * h, 1.0],
+                            [0.5 * w, -0.5 * h, 1.0]], dtype=f32)
+        pos = corners @ m.reshape(2, 3).T
+        extent = np.ceil(pos.max(axis=0)) - np.floor(pos.min(axis=0))
+        size = (int(extent[1]), int(extent[0]))
+    return _sample("rotate", img, m, interpolation, fill, size)
+
+
+def affine_matrix(center, angle: float, translate, scale: float, shear) -> list[float]:
+    """Paddle's inverse affine matrix (output -> input) for rotate, translate, scale and shear about center:
+    M = T * C * R * S * Sh * C^-1, inverted in closed form."""
+    rot, sx, sy = math.radians(angle), math.radians(shear[0]), math.radians(shear[1])
+    a = math.cos(rot - sy) / math.cos(sy)
+    b = -math.cos(rot - sy) * math.tan(sx) / math.cos(sy) - math.sin(rot)
+    c = math.sin(rot - sy) / math.cos(sy)
+    d = -math.sin(rot - sy) * math.tan(sx) / math.cos(sy) + math.cos(rot)
+    cx, cy = center
+    tx, ty = translate
+    m = [x / scale for x in (d, -b, 0.0, -c, a, 0.0)]
+    m[2] += m[0] * (-cx - tx) + m[1] * (-cy - ty) + cx
+    m[5] += m[3] * (-cx - tx) + m[4] * (-cy - ty) + cy
+    return m
+
+
+def affine(img, angle: float, translate, scale: float, shear, interpolation: str = "nearest", fill=0, center=None):
+    """Rotate by `angle` degrees (clockwise, as Paddle's affine), translate by (tx, ty) pixels, scale, and
+    shear by (sx, sy) degrees (a number: sx only), about `center` (default: the image centre)."""
+    op = "affine"
+    if isinstance(angle, bool) or not isinstance(angle, numbers.Real):
+        raise invalid_argument(op, f"angle must be a number, got {type(angle).__name__}.")
+    if not isinstance(translate, (list, tuple)) or len(translate) != 2:
+        raise invalid_argument(op, f"translate got {translate!r}, expected a sequence of 2 numbers.")
+    if not isinstance(scale, numbers.Real) or scale <= 0:
+        raise invalid_argument(op, f"scale got {scale!r}, expected a positive number.")
+    shear = [float(shear), 0.0] if isinstance(shear, numbers.Real) else list(shear)
+    if len(shear) == 1:
+        shear = shear * 2
+    if len(shear) != 2:
+        raise invalid_argument(op, f"shear got {shear!r}, expected a number or a sequence of 2.")
+    a, _ = to_hwc(op, img)
+    h, w = a.shape[:2]
+    centre = (0.0, 0.0) if center is None else (center[0] - 0.5 * w, center[1] - 0.5 * h)
+    m = np.array(affine_matrix(centre, float(angle), [float(t) for t in translate], float(scale), shear),
+                 dtype=np.float32)
+    return _sample(op, img, m, interpolation, fill)
 
 
 def erase(img, i: int, j: int, h: int, w: int, v, inplace: bool = False):

@@ -1,5 +1,5 @@
 """Augmentation transforms, after `paddle.vision.transforms`: colour jitter (Brightness/Contrast/Saturation/
-HueTransform, ColorJitter), Grayscale, RandomRotation, RandomResizedCrop and RandomErasing.
+HueTransform, ColorJitter), Grayscale, RandomRotation, RandomAffine, RandomResizedCrop and RandomErasing.
 
 The random choices draw from `paddle.io`'s per-sample generator (paddle.seed's in the main process), like
 the other random transforms, so a pipeline is reproducible given paddle.seed; the draws are not Paddle's
@@ -20,7 +20,7 @@ from . import functional as F
 from .transforms import BaseTransform, Compose
 
 __all__ = ["BrightnessTransform", "ContrastTransform", "SaturationTransform", "HueTransform", "ColorJitter",
-           "Grayscale", "RandomRotation", "RandomResizedCrop", "RandomErasing"]
+           "Grayscale", "RandomRotation", "RandomAffine", "RandomResizedCrop", "RandomErasing"]
 
 
 def _check_input(name: str, value, center: float = 1.0, bound=(0.0, math.inf), clip_first_on_zero: bool = True):
@@ -129,6 +129,57 @@ class RandomRotation(BaseTransform):
 
     def _apply_image(self, img):
         return adjust.rotate(img, self.params, self.interpolation, self.expand, self.center, self.fill)
+
+
+def _pair_range(name: str, arg: str, value, sizes=(2,)) -> tuple:
+    """A number v as (-v, v), or a sequence of one of `sizes` lengths as it is."""
+    if isinstance(value, numbers.Number) and not isinstance(value, bool):
+        if value < 0:
+            raise invalid_argument(name, f"If {arg} is a single number, it must be positive, got {value}.")
+        return (-float(value), float(value))
+    if not isinstance(value, (tuple, list)) or len(value) not in sizes:
+        raise invalid_argument(name, f"{arg} got {value!r}, expected a number or a sequence of length "
+                                     f"{' or '.join(str(s) for s in sizes)}.")
+    return tuple(float(v) for v in value)
+
+
+class RandomAffine(BaseTransform):
+    """A random affine map: rotation from `degrees`, translation up to `translate` (fractions of width and
+    height), scale from `scale`, shear from `shear` (x range, or x and y ranges), about `center`."""
+
+    def __init__(self, degrees, translate=None, scale=None, shear=None, interpolation: str = "nearest", fill=0,
+                 center=None, keys=None) -> None:
+        name = "RandomAffine"
+        self.degrees = _pair_range(name, "degrees", degrees)
+        super().__init__(keys)
+        if interpolation not in ("nearest", "bilinear"):
+            raise invalid_argument(name, f"interpolation got {interpolation!r}, expected 'nearest' or 'bilinear'.")
+        if translate is not None and (len(translate) != 2 or not all(0.0 <= t <= 1.0 for t in translate)):
+            raise invalid_argument(name, f"translate got {translate!r}, expected two fractions in [0, 1].")
+        if scale is not None and (len(scale) != 2 or not all(s > 0 for s in scale)):
+            raise invalid_argument(name, f"scale got {scale!r}, expected two positive numbers.")
+        self.shear = None if shear is None else _pair_range(name, "shear", shear, (2, 4))
+        self.translate, self.scale, self.interpolation, self.center = translate, scale, interpolation, center
+        self.fill = 0 if fill is None else fill
+
+    def _get_params(self, inputs):
+        h, w = _hw(inputs[0])
+        rng = sample_rng()
+        angle = float(rng.uniform(*self.degrees))
+        translations = (0, 0)
+        if self.translate is not None:
+            max_dx, max_dy = self.translate[0] * w, self.translate[1] * h
+            translations = (int(rng.uniform(-max_dx, max_dx)), int(rng.uniform(-max_dy, max_dy)))
+        scale = 1.0 if self.scale is None else float(rng.uniform(*self.scale))
+        shear = (0.0, 0.0)
+        if self.shear is not None:
+            shear = (float(rng.uniform(*self.shear[:2])),
+                     float(rng.uniform(*self.shear[2:])) if len(self.shear) == 4 else 0.0)
+        return angle, translations, scale, shear
+
+    def _apply_image(self, img):
+        angle, translations, scale, shear = self.params
+        return adjust.affine(img, angle, translations, scale, shear, self.interpolation, self.fill, self.center)
 
 
 def _hw(img) -> tuple[int, int]:

@@ -249,8 +249,8 @@ def vflip(img):
 
 
 # colour and geometry adjustments (adjust.py) are part of Paddle's functional namespace too
-from .adjust import (adjust_brightness, adjust_contrast, adjust_hue, adjust_saturation, erase,  # noqa: E402,F401
-                     rotate, to_grayscale)
+from .adjust import (adjust_brightness, adjust_contrast, adjust_hue, adjust_saturation, affine,  # noqa: E402,F401
+                     erase, rotate, to_grayscale)
 
 __all__ += ["adjust_brightness", "adjust_contrast", "adjust_saturation", "adjust_hue", "to_grayscale", "rotate",
-            "erase"]
+            "affine", "erase"]
