@@ -86,3 +86,17 @@ def affine_tensors(paddle):
             "RandomAffine scale": T.RandomAffine(0, scale=(0.5, 0.5), interpolation="bilinear")(x),
             "bad scale": outcome(lambda: F.affine(x, 0, [0, 0], -1.0, 0)),
             "RandomAffine translate 2": outcome(lambda: T.RandomAffine(0, translate=(2, 0)))}
+
+
+@case
+def perspective_tensors(paddle):
+    F = paddle.vision.transforms.functional
+    T = paddle.vision.transforms
+    x = _tensor(paddle)
+    start = [[0, 0], [4, 0], [4, 3], [0, 3]]
+    return {"nearest": F.perspective(x, start, [[1, 0], [4, 1], [3, 3], [0, 2]]),
+            "bilinear fill": F.perspective(x, start, [[0, 1], [3, 0], [4, 2], [1, 3]], interpolation="bilinear",
+                                           fill=[0.5, 0.5, 0.5]),
+            "identity": F.perspective(x, start, start),
+            "RandomPerspective prob 0": T.RandomPerspective(prob=0.0)(x),
+            "RandomPerspective no distortion": T.RandomPerspective(prob=1.0, distortion_scale=0.0)(x)}

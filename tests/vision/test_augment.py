@@ -8,6 +8,7 @@ import pytest
 
 import minipaddle as paddle
 from minipaddle.framework.errors import InvalidArgument
+from minipaddle.vision.transforms.adjust import perspective_coeffs
 
 T = paddle.vision.transforms
 F = T.functional
@@ -131,3 +132,21 @@ def test_random_affine_draws_within_its_ranges():
         T.RandomAffine(0, translate=(1.5, 0))
     with pytest.raises(InvalidArgument, match="shear got"):
         T.RandomAffine(0, shear=(1, 2, 3))
+
+
+def test_perspective_maps_the_start_corners_onto_the_end_corners():
+    start = [[0, 0], [6, 0], [6, 5], [0, 5]]
+    np.testing.assert_allclose(F.perspective(FLOAT, start, start), FLOAT, atol=1e-6)
+    end = [[1, 0], [6, 1], [5, 5], [0, 4]]
+    c = perspective_coeffs(start, end)
+    for (ex, ey), (sx, sy) in zip(end, start):      # the map takes each end point back to its start point
+        den = c[6] * ex + c[7] * ey + 1
+        assert (c[0] * ex + c[1] * ey + c[2]) / den == pytest.approx(sx, abs=1e-9)
+        assert (c[3] * ex + c[4] * ey + c[5]) / den == pytest.approx(sy, abs=1e-9)
+    paddle.seed(1)
+    t = T.RandomPerspective(prob=1.0, distortion_scale=0.4)
+    assert t(RGB).shape == RGB.shape
+    starts, ends = t.params
+    assert starts == [[0, 0], [6, 0], [6, 5], [0, 5]] and all(0 <= x <= 7 and 0 <= y <= 6 for x, y in ends)
+    with pytest.raises(InvalidArgument, match="distortion_scale got 2"):
+        T.RandomPerspective(distortion_scale=2)

@@ -7,7 +7,7 @@ from .transforms import __all__ as _transforms_all
 from .augment import *  # noqa: F401,F403,E402
 from .augment import __all__ as _augment_all
 from .adjust import (adjust_brightness, adjust_contrast, adjust_hue, adjust_saturation, affine,  # noqa: F401
-                     erase, rotate, to_grayscale)
+                     erase, perspective, rotate, to_grayscale)
 # Paddle also exports the functional forms at this level (paddle.vision.transforms.hflip, ...)
 from .functional import center_crop, crop, hflip, normalize, pad, resize, to_tensor, vflip  # noqa: F401,E402
 

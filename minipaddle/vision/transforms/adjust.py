@@ -11,8 +11,8 @@ ImageEnhance does: an adjustment blends the image with an "extreme" image and cl
     hue         shift H in HSV by hue_factor (a fraction of the colour circle)
 
 clipped to [0, 1] for float images and [0, 255] for uint8 ones, then cast back (truncating, as
-`astype`). A numpy image is HxWxC (or HxW), a Tensor CxHxW. rotate and affine sample the image on a
-transformed grid (nearest or bilinear, `grid_sample`'s kernel), as Paddle's Tensor path does.
+`astype`). A numpy image is HxWxC (or HxW), a Tensor CxHxW. rotate, affine and perspective sample the
+image on a transformed grid (nearest or bilinear, `grid_sample`'s kernel), as Paddle's Tensor path does.
 
 A uint8 numpy image stands for a PIL image (minipaddle's datasets hand out PIL's pixels as numpy
 arrays), so it follows PIL's integer arithmetic exactly, as Paddle's PIL path does: grey levels are
@@ -34,7 +34,7 @@ from ...framework.tensor import Tensor
 from .functional import from_hwc, to_hwc
 
 __all__ = ["adjust_brightness", "adjust_contrast", "adjust_saturation", "adjust_hue", "to_grayscale", "rotate",
-           "affine", "erase"]
+           "affine", "perspective", "erase"]
 
 GREY_WEIGHTS = (0.2989, 0.587, 0.114)           # Paddle's Tensor to_grayscale (float images)
 GREY_WEIGHTS_UINT8 = (0.299, 0.587, 0.114)      # ITU-R 601, what PIL and cv2 use for uint8 images
@@ -238,14 +238,14 @@ def _grid_from_matrix(m: np.ndarray, w: int, h: int, ow: int, oh: int) -> np.nda
     return grid.reshape(1, oh, ow, 2)
 
 
-def _sample(op: str, img, matrix: np.ndarray, interpolation: str, fill, expand_to=None):
-    """The image resampled through `matrix` (output -> input), outside pixels set to `fill`."""
+def _sample(op: str, img, make_grid, interpolation: str, fill):
+    """The image read at the positions `make_grid(w, h)` gives (grid_sample's [1, oh, ow, 2]), outside
+    pixels set to `fill`."""
     if interpolation not in ("nearest", "bilinear"):
         raise invalid_argument(op, f"interpolation got {interpolation!r}, expected 'nearest' or 'bilinear'.")
     a, was_tensor = to_hwc(op, img)
     h, w = a.shape[:2]
-    oh, ow = expand_to or (h, w)
-    grid = _grid_from_matrix(matrix, w, h, ow, oh)
+    grid = make_grid(w, h)
     chw = (a[:, :, None] if a.ndim == 2 else a).transpose(2, 0, 1).astype(np.float32)
     with_mask = np.concatenate([chw, np.ones((1, h, w), np.float32)])[None]   # the last channel marks the inside
     sampled = grid_sample_kernel(with_mask, grid, interpolation, "zeros", False)[0].astype(np.float64)
@@ -281,7 +281,8 @@ def rotate(img, angle: float, interpolation: str = "nearest", expand: bool = Fal
         pos = corners @ m.reshape(2, 3).T
         extent = np.ceil(pos.max(axis=0)) - np.floor(pos.min(axis=0))
         size = (int(extent[1]), int(extent[0]))
-    return _sample("rotate", img, m, interpolation, fill, size)
+    oh, ow = size or (h, w)
+    return _sample("rotate", img, lambda w_, h_: _grid_from_matrix(m, w_, h_, ow, oh), interpolation, fill)
 
 
 def affine_matrix(center, angle: float, translate, scale: float, shear) -> list[float]:
@@ -320,7 +321,39 @@ def affine(img, angle: float, translate, scale: float, shear, interpolation: str
     centre = (0.0, 0.0) if center is None else (center[0] - 0.5 * w, center[1] - 0.5 * h)
     m = np.array(affine_matrix(centre, float(angle), [float(t) for t in translate], float(scale), shear),
                  dtype=np.float32)
-    return _sample(op, img, m, interpolation, fill)
+    return _sample(op, img, lambda w_, h_: _grid_from_matrix(m, w_, h_, w_, h_), interpolation, fill)
+
+
+def perspective_coeffs(startpoints, endpoints) -> np.ndarray:
+    """The 8 coefficients of the projective map taking each end point back to its start point
+    (least squares, as Paddle): x_in = (c0 x + c1 y + c2) / (c6 x + c7 y + 1), y_in likewise with c3..c5."""
+    rows, rhs = [], []
+    for (ex, ey), (sx, sy) in zip(endpoints, startpoints):
+        rows.append([ex, ey, 1, 0, 0, 0, -sx * ex, -sx * ey])
+        rows.append([0, 0, 0, ex, ey, 1, -sy * ex, -sy * ey])
+        rhs += [sx, sy]
+    return np.linalg.lstsq(np.array(rows, dtype=np.float64), np.array(rhs, dtype=np.float64), rcond=None)[0]
+
+
+def _perspective_grid(coeffs: np.ndarray, ow: int, oh: int) -> np.ndarray:
+    f32 = np.float32
+    c = coeffs.astype(f32)
+    base = np.ones((oh * ow, 3), dtype=f32)
+    base[:, 0] = np.tile(np.linspace(0.5, ow + 0.5 - 1.0, ow, dtype=f32), oh)
+    base[:, 1] = np.repeat(np.linspace(0.5, oh + 0.5 - 1.0, oh, dtype=f32), ow)
+    numerator = base @ (c[:6].reshape(2, 3).T / np.array([0.5 * ow, 0.5 * oh], dtype=f32))
+    denominator = base @ np.array([[c[6], c[6]], [c[7], c[7]], [1.0, 1.0]], dtype=f32)
+    return (numerator / denominator - f32(1.0)).reshape(1, oh, ow, 2)
+
+
+def perspective(img, startpoints, endpoints, interpolation: str = "nearest", fill=0):
+    """Warp the image so that the four `startpoints` ([x, y] corners) land on `endpoints`."""
+    op = "perspective"
+    for name, points in (("startpoints", startpoints), ("endpoints", endpoints)):
+        if len(points) != 4 or any(len(p) != 2 for p in points):
+            raise invalid_argument(op, f"{name} got {points!r}, expected four [x, y] points.")
+    coeffs = perspective_coeffs(startpoints, endpoints)
+    return _sample(op, img, lambda w, h: _perspective_grid(coeffs, w, h), interpolation, fill)
 
 
 def erase(img, i: int, j: int, h: int, w: int, v, inplace: bool = False):

@@ -1,5 +1,6 @@
 """Augmentation transforms, after `paddle.vision.transforms`: colour jitter (Brightness/Contrast/Saturation/
-HueTransform, ColorJitter), Grayscale, RandomRotation, RandomAffine, RandomResizedCrop and RandomErasing.
+HueTransform, ColorJitter), Grayscale, RandomRotation, RandomAffine, RandomPerspective, RandomResizedCrop and
+RandomErasing.
 
 The random choices draw from `paddle.io`'s per-sample generator (paddle.seed's in the main process), like
 the other random transforms, so a pipeline is reproducible given paddle.seed; the draws are not Paddle's
@@ -20,7 +21,8 @@ from . import functional as F
 from .transforms import BaseTransform, Compose
 
 __all__ = ["BrightnessTransform", "ContrastTransform", "SaturationTransform", "HueTransform", "ColorJitter",
-           "Grayscale", "RandomRotation", "RandomAffine", "RandomResizedCrop", "RandomErasing"]
+           "Grayscale", "RandomRotation", "RandomAffine", "RandomPerspective", "RandomResizedCrop",
+           "RandomErasing"]
 
 
 def _check_input(name: str, value, center: float = 1.0, bound=(0.0, math.inf), clip_first_on_zero: bool = True):
@@ -180,6 +182,46 @@ class RandomAffine(BaseTransform):
     def _apply_image(self, img):
         angle, translations, scale, shear = self.params
         return adjust.affine(img, angle, translations, scale, shear, self.interpolation, self.fill, self.center)
+
+
+class RandomPerspective(BaseTransform):
+    """With probability `prob`, move each corner inwards by up to `distortion_scale` of half the image
+    and warp the image accordingly."""
+
+    def __init__(self, prob: float = 0.5, distortion_scale: float = 0.5, interpolation: str = "nearest", fill=0,
+                 keys=None) -> None:
+        super().__init__(keys)
+        name = "RandomPerspective"
+        if not 0 <= prob <= 1:
+            raise invalid_argument(name, f"prob got {prob!r}, expected a probability in [0, 1].")
+        if not 0 <= distortion_scale <= 1:
+            raise invalid_argument(name, f"distortion_scale got {distortion_scale!r}, expected a number in [0, 1].")
+        if interpolation not in ("nearest", "bilinear"):
+            raise invalid_argument(name, f"interpolation got {interpolation!r}, expected 'nearest' or 'bilinear'.")
+        self.prob, self.distortion_scale, self.interpolation, self.fill = prob, distortion_scale, interpolation, fill
+
+    def get_params(self, width: int, height: int, distortion_scale: float) -> tuple[list, list]:
+        """(startpoints, endpoints): the corners, and where each moves (Paddle's draws)."""
+        rng = sample_rng()
+        dx, dy = int(distortion_scale * (width // 2)), int(distortion_scale * (height // 2))
+        near_x, far_x = (0, dx + 1), (width - dx - 1, width)          # where a left / right corner may go
+        near_y, far_y = (0, dy + 1), (height - dy - 1, height)        # where a top / bottom corner may go
+        corners = [(near_x, near_y), (far_x, near_y), (far_x, far_y), (near_x, far_y)]
+        endpoints = [[int(rng.uniform(*xs)), int(rng.uniform(*ys))] for xs, ys in corners]
+        startpoints = [[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]]
+        return startpoints, endpoints
+
+    def _get_params(self, inputs):
+        if sample_rng().random() >= self.prob:
+            return None
+        h, w = _hw(inputs[0])
+        return self.get_params(w, h, self.distortion_scale)
+
+    def _apply_image(self, img):
+        if self.params is None:
+            return img
+        startpoints, endpoints = self.params
+        return adjust.perspective(img, startpoints, endpoints, self.interpolation, self.fill)
 
 
 def _hw(img) -> tuple[int, int]:

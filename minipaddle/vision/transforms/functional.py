@@ -250,7 +250,7 @@ def vflip(img):
 
 # colour and geometry adjustments (adjust.py) are part of Paddle's functional namespace too
 from .adjust import (adjust_brightness, adjust_contrast, adjust_hue, adjust_saturation, affine,  # noqa: E402,F401
-                     erase, rotate, to_grayscale)
+                     erase, perspective, rotate, to_grayscale)
 
 __all__ += ["adjust_brightness", "adjust_contrast", "adjust_saturation", "adjust_hue", "to_grayscale", "rotate",
-            "affine", "erase"]
+            "affine", "perspective", "erase"]
