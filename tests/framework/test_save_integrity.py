@@ -4,7 +4,6 @@ never loads changed), stray archive members, files of different saves paired, an
 recompute nothing. The formats and their fingerprints are in save_formats.py."""
 from __future__ import annotations
 
-import io
 import json
 import os
 import warnings
@@ -16,7 +15,7 @@ import pytest
 import minipaddle as paddle
 from minipaddle.framework.errors import MinipaddleError
 
-from .save_formats import FORMATS, X, files_of, load_jit, load_model, make_model, save_jit_plain, save_model
+from .save_formats import FORMATS, files_of, load_jit, load_model, save_jit_plain, save_model
 
 POSITIONS_PER_FILE = 160
 

@@ -17,7 +17,7 @@ import minipaddle as paddle
 from minipaddle.framework.errors import MinipaddleError
 from minipaddle.framework.save_unit import SaveUnit, remove_stale_temps
 
-from .save_formats import (X, load_jit, make_model, model_fingerprint, save_jit_plain, save_model,
+from .save_formats import (load_jit, make_model, model_fingerprint, save_jit_plain, save_model,
                            train_a_step)
 
 CHILD = os.path.join(os.path.dirname(__file__), "save_kill_child.py")

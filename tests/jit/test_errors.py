@@ -208,12 +208,11 @@ def test_none_in_one_branch_of_a_tensor_if_is_an_error_not_zeros(none_in):
         paddle.jit.to_static(f)(paddle.to_tensor([-1.0]))
 
 
-def test_a_name_bound_in_one_branch_only_still_gets_zeros_and_unused_none_is_fine():
+def test_none_in_both_branches_is_kept_as_none():
     def f(x):
         if x.sum() > 0:
-            y = x * 2
-            unused = None
+            y = None
         else:
-            unused = None
-        return x + 1
+            y = None
+        return x + 1 if y is None else x
     assert float(paddle.jit.to_static(f)(paddle.to_tensor([-1.0]))) == 0.0
