@@ -54,6 +54,9 @@ VERSION = 1
 META = "__minipaddle__.json"
 _SCALAR_TYPES = {"int": int, "bool": bool, "str": str}
 _KEY_TYPES = ("str", "int", "float", "bool", "none")
+# each dict adds 3 JSON levels ({"type", "items": [[key, value]]}), so this keeps any file paddle.save
+# writes within what bounded_json lets paddle.load read
+MAX_CONTAINER_DEPTH = bounded_json.MAX_DEPTH // 3 - 1
 _READ_CHUNK = 16 << 20   # arrays are read in pieces this big straight into their buffer (no second copy)
 
 
@@ -102,6 +105,11 @@ class _Writer:
     def container(self, obj, where: str) -> dict:
         if id(obj) in self._open:
             raise invalid_argument("paddle.save", f"{where} contains itself; a cyclic structure cannot be saved.")
+        if len(self._open) >= MAX_CONTAINER_DEPTH:
+            raise invalid_argument("paddle.save", f"{where} is nested more than {MAX_CONTAINER_DEPTH} containers "
+                                                  "deep; paddle.load reads no deeper (a file nested without limit "
+                                                  "could exhaust the stack), so it is not saved.",
+                                   hint="flatten the structure, e.g. with keys like 'a/b/c'.")
         self._open.add(id(obj))
         try:
             if isinstance(obj, dict):

@@ -40,3 +40,22 @@ def test_duplicate_keys_and_bad_text_are_refused():
 def test_a_large_ordinary_document_is_read_quickly():
     doc = {f"k{i}": [1.5, "x[y", {"z": [i]}] for i in range(50_000)}
     assert bounded_json.loads(json.dumps(doc).encode(), "doc") == doc
+
+
+def _nested(depth: int, kind):
+    obj = 1.0
+    for _ in range(depth):
+        obj = {"k": obj} if kind is dict else [obj]
+    return obj
+
+
+@pytest.mark.parametrize("kind", [dict, list])
+def test_paddle_save_writes_only_what_paddle_load_reads_back(kind, tmp_path):
+    import minipaddle as paddle
+    from minipaddle.framework.io import MAX_CONTAINER_DEPTH
+    path = str(tmp_path / "deep.pdparams")
+    paddle.save(_nested(MAX_CONTAINER_DEPTH, kind), path)
+    assert paddle.load(path) == _nested(MAX_CONTAINER_DEPTH, kind)
+    with pytest.raises(ValueError, match=f"nested more than {MAX_CONTAINER_DEPTH} containers deep"):
+        paddle.save(_nested(MAX_CONTAINER_DEPTH + 1, kind), path)
+    assert paddle.load(path) == _nested(MAX_CONTAINER_DEPTH, kind)    # the refused save touched nothing
