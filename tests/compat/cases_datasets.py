@@ -187,3 +187,28 @@ def dataset_folder_and_image_folder(paddle):
                 "image folder": [rel(p) for p in images.samples], "image item": images[0],
                 "txt": [[rel(p), t] for p, t in txt.samples],
                 "upper-case transform": D.DatasetFolder(folder, loader=_read, transform=lambda s: s * 2)[0][0]}
+
+
+def _ptb_archive(folder):
+    texts = {"train": b" the cat sat on the mat \n the dog sat \n a cat ran on the road \n",
+             "valid": b" the cat ran \n the dog \n",
+             "test": b" the cat sat on a dog \n unknownword the \n"}
+    path = os.path.join(folder, "simple-examples.tgz")
+    with tarfile.open(path, "w:gz") as tar:
+        for split, text in texts.items():
+            info = tarfile.TarInfo(f"./simple-examples/data/ptb.{split}.txt")
+            info.size = len(text)
+            tar.addfile(info, io.BytesIO(text))
+    return path
+
+
+@case
+def imikolov_ngrams_and_sequences(paddle):
+    with tempfile.TemporaryDirectory() as folder:
+        path = _ptb_archive(folder)
+        ngram = paddle.text.datasets.Imikolov(data_file=path, data_type="NGRAM", window_size=3, min_word_freq=1)
+        seq = paddle.text.Imikolov(data_file=path, data_type="SEQ", mode="test", min_word_freq=1)
+        short = paddle.text.Imikolov(data_file=path, data_type="SEQ", window_size=4, min_word_freq=2)
+        words = sorted((k.decode() if isinstance(k, bytes) else k, v) for k, v in ngram.word_idx.items())
+        return {"word_idx": [list(w) for w in words], "ngrams": [list(ngram[i]) for i in range(len(ngram))],
+                "seq test": [list(seq[i]) for i in range(len(seq))], "short": [list(s) for s in short]}

@@ -100,3 +100,24 @@ def test_absent_files_say_where_to_put_them(tmp_path, monkeypatch, make, filenam
     monkeypatch.setenv("MINIPADDLE_DATA_HOME", str(tmp_path))
     with pytest.raises(DatasetFileNotFound, match=f"{filename} was not found; minipaddle never downloads"):
         make()
+
+
+def _ptb(tmp_path):
+    return _tar(tmp_path / "simple-examples.tgz", {
+        "./simple-examples/data/ptb.train.txt": b"a b a\nb a\n", "./simple-examples/data/ptb.valid.txt": b"a c\n",
+        "./simple-examples/data/ptb.test.txt": b"a z\n"})
+
+
+def test_imikolov_dictionary_ngrams_and_sequences(tmp_path):
+    from minipaddle.text.datasets import Imikolov
+    path = _ptb(tmp_path)
+    grams = Imikolov(path, window_size=2, min_word_freq=0)
+    # counts: a 4, <s> 3, <e> 3, b 2, c 1 -> a, <e>, <s>, b, c, then <unk>
+    assert grams.word_idx == {b"a": 0, "<e>": 1, "<s>": 2, b"b": 3, b"c": 4, "<unk>": 5}
+    assert [tuple(int(v) for v in g) for g in grams][:4] == [(2, 0), (0, 3), (3, 0), (0, 1)]
+    test = Imikolov(path, data_type="SEQ", mode="test", min_word_freq=0)
+    assert [s.tolist() for s in test[0]] == [[2, 0, 5], [0, 5, 1]]                   # z is unknown
+    with pytest.raises(InvalidArgument, match="data_type 'NGRAM' needs window_size >= 1"):
+        Imikolov(path)
+    with pytest.raises(InvalidArgument, match="data_type got 'BAG'"):
+        Imikolov(path, data_type="BAG")
