@@ -179,3 +179,14 @@ def test_model_load_refuses_a_text_array_before_setting_anything(tmp_path):
     with pytest.raises(MinipaddleError, match=f"{last} holds 'U'-kind data"):
         model.load(str(tmp_path / "t"))
     assert model_fingerprint(model) == before
+
+
+def test_a_program_json_loading_would_refuse_is_not_saved_and_the_old_model_stays(tmp_path, monkeypatch):
+    from minipaddle.framework import bounded_json
+    prefix = save_jit_plain(str(tmp_path))
+    before = load_jit(prefix)
+    monkeypatch.setattr(bounded_json, "MAX_JSON_BYTES", 1000)     # the program JSON is ~3.5 KB
+    with pytest.raises(MinipaddleError, match=r"net.scores.json would be \d+ bytes of JSON"):
+        save_jit_plain(str(tmp_path), seed=3)
+    monkeypatch.undo()
+    assert load_jit(prefix) == before and _temps(str(tmp_path)) == []

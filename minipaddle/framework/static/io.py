@@ -79,12 +79,22 @@ def _checksum(meta: dict) -> str:
 
 
 def write_json(unit: SaveUnit, path: str, meta: dict) -> str:
-    """Write `meta`, with a sha256 of its content, as a file of `unit`; return that sha256 (its digest)."""
+    """Write `meta`, with a sha256 of its content, as a file of `unit`; return that sha256 (its digest).
+    A JSON that loading would refuse (too large or too deeply nested) is refused here, before any file
+    of the save is renamed into place."""
     meta = dict(meta)
     meta["sha256"] = _checksum(meta)
+    text = json.dumps(meta).encode("utf-8")
+    depth = bounded_json.nesting_depth(text)
+    if len(text) > bounded_json.MAX_JSON_BYTES or depth > bounded_json.MAX_DEPTH:
+        raise invalid_argument(unit.api, f"{os.path.basename(path)} would be {len(text)} bytes of JSON nested "
+                                         f"{depth} deep; loading reads at most {bounded_json.MAX_JSON_BYTES} bytes "
+                                         f"and {bounded_json.MAX_DEPTH} levels, so it is not saved.",
+                               hint="large constants belong in parameters (paddle.create_parameter), not in "
+                                    "the program.")
 
     def write(f) -> str:
-        f.write(json.dumps(meta).encode("utf-8"))
+        f.write(text)
         return meta["sha256"]
     return unit.add(path, write)
 
