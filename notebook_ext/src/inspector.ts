@@ -45,13 +45,15 @@ interface PyLayerInfo {
   name: string;
   forward: string | null;
   backward: string | null;
+  /** the ops its forward ran (drawn as this one node) */
+  ops: string[];
   source: SourceRef | null;
 }
 
 /** The op's attrs without the PyLayer fields, and those fields (null for any other op). */
 export function splitPyLayer(all: Record<string, unknown>): { attrs: Record<string, unknown>; pylayer: PyLayerInfo | null } {
   if (typeof all.pylayer !== 'string') return { attrs: all, pylayer: null };
-  const { pylayer, forward_source, backward_source, source, ...attrs } = all;
+  const { pylayer, forward_source, backward_source, source, forward_ops, ...attrs } = all;
   const src = source !== null && typeof source === 'object' && typeof (source as SourceRef).file === 'string' ? (source as SourceRef) : null;
   return {
     attrs,
@@ -59,6 +61,7 @@ export function splitPyLayer(all: Record<string, unknown>): { attrs: Record<stri
       name: pylayer as string,
       forward: typeof forward_source === 'string' ? forward_source : null,
       backward: typeof backward_source === 'string' ? backward_source : null,
+      ops: Array.isArray(forward_ops) ? forward_ops.map(String) : [],
       source: src ? { file: src.file, line: Number(src.line) || 0, code: '', cell: src.cell } : null
     }
   };
@@ -155,6 +158,7 @@ function opInspector(idx: TraceIndex, n: OpNode, out: HTMLElement, step: number)
   if (pylayer) {
     row(table, 'PyLayer', `${pylayer.name}: a Python op written by hand (its forward and backward below)`);
     if (pylayer.source) row(table, 'source', sourceText(pylayer.source));
+    if (pylayer.ops.length) row(table, 'its forward ran', pylayer.ops.join(', '));
   }
   if (Object.keys(attrs).length) row(table, 'attrs', el('code', undefined, JSON.stringify(attrs)));
   if (typeof n.saturation === 'number') row(table, n.op === 'relu' ? 'dead outputs' : 'saturated outputs', `${(n.saturation * 100).toFixed(1)}%`);

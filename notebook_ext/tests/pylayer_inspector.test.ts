@@ -9,7 +9,7 @@ describe('a PyLayer node in the inspector', () => {
     const n = doc.graph.forward.nodes[1];
     n.op = 'MySigmoid';
     n.attrs = { pylayer: 'MySigmoid', forward_source: 'def forward(ctx, x):\n    return 1 / (1 + paddle.exp(-x))',
-      backward_source: 'def backward(ctx, dy):\n    ...', source: { file: '/tmp/ipykernel_1/2.py', line: 3, cell: 7 }, axis: 1 };
+      backward_source: 'def backward(ctx, dy):\n    ...', source: { file: '/tmp/ipykernel_1/2.py', line: 3, cell: 7 }, forward_ops: ['neg', 'exp'], axis: 1 };
     const out = document.createElement('div');
     const idx = new TraceIndex(doc);
     renderInspector(idx, { id: n.id, kind: 'op', label: n.op, detail: [], cluster: null, order: 0, refs: [n.id], nanInf: null }, 0, out);
@@ -18,6 +18,7 @@ describe('a PyLayer node in the inspector', () => {
     expect(blocks[0].textContent).toMatch(/def forward\(ctx, x\)/);
     expect(out.textContent).toMatch(/cell \[7\], line 3/);
     expect(out.textContent).toMatch(/\{"axis":1\}/); // the other attrs, without the sources
+    expect(out.textContent).toMatch(/its forward ran\s*neg, exp/);
   });
 
   it('leaves other ops alone', () => {
