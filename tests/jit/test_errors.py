@@ -216,3 +216,10 @@ def test_none_in_both_branches_is_kept_as_none():
             y = None
         return x + 1 if y is None else x
     assert float(paddle.jit.to_static(f)(paddle.to_tensor([-1.0]))) == 0.0
+
+
+def test_none_in_a_tensor_conditional_expression_is_an_error_naming_it():
+    def f(x):
+        return x if x.sum() > 0 else None
+    with pytest.raises(ValueError, match=r"variable '<a if cond else b>' is None in the false branch"):
+        paddle.jit.to_static(f)(paddle.to_tensor([-1.0]))

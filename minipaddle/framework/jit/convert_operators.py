@@ -189,7 +189,8 @@ def _static_ifelse(pred, true_fn, false_fn, args: tuple, names: tuple):
         block = program.current_block()
         outs, keep = [], {}
         for i, (a, b) in enumerate(zip(state["t_leaves"], leaves)):
-            outs.append(_merge_leaf(i, a, b, state, block, keep, labels[i] if i < len(labels) else f"#{i}"))
+            label = labels[i] if i < len(labels) else ("<a if cond else b>" if not names else f"#{i}")
+            outs.append(_merge_leaf(i, a, b, state, block, keep, label))
         state["keep"] = keep
         return outs
 
