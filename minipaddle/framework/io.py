@@ -189,8 +189,8 @@ def _atomic_write(path: str, meta: dict, arrays: dict[str, np.ndarray]) -> str:
 
 
 def save_in_unit(unit: SaveUnit, obj, path: str, manifest: dict | None = None) -> str:
-    """paddle.save of `obj` as one file of a multi-file save; `manifest` ({file name: digest} of the
-    unit's other files) goes into this file's JSON. Returns this file's digest."""
+    """paddle.save of `obj` as one file of a multi-file save; `manifest` ({suffix: digest} of the unit's
+    other files, e.g. {".pdparams": ...}) goes into this file's JSON. Returns this file's digest."""
     writer = _Writer()
     meta = {"format": FORMAT, "version": VERSION, "root": writer.node(obj, "obj"), "arrays": writer.specs}
     if manifest is not None:
@@ -227,7 +227,7 @@ def load(path, return_numpy: bool = False, **configs):
 
 
 def load_verified(api: str, path: str, return_numpy: bool = False, digest: str | None = None) -> tuple:
-    """(object, manifest, digest) of a paddle.save file: `manifest` is the {file name: digest} this file
+    """(object, manifest, digest) of a paddle.save file: `manifest` is the {suffix: digest} this file
     lists for the other files of its save (None if it lists none); with `digest`, the file must be
     the one a manifest named (else a clear error: the files come from different saves)."""
     if not os.path.isfile(path):
