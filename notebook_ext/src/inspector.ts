@@ -151,7 +151,7 @@ function opInspector(idx: TraceIndex, n: OpNode, out: HTMLElement, step: number)
   row(table, 'step', stepText(idx, n.step));
   row(table, 'kernel', `${n.kernel.name} (${n.kernel.backend}, ${n.kernel.dtype})`);
   const why = n.kernel.tuning ? 'chosen by the autotuner for this shape class' : { only: 'the only kernel for this op and dtype', priority: 'the highest priority of the candidates', preferred: 'chosen by the autotuner or set_preferred_kernel' }[n.kernel.reason] ?? n.kernel.reason;
-  row(table, 'why', `${why}; candidates: ${n.kernel.candidates.join(', ')}`);
+  if (typeof n.attrs.pylayer !== 'string') row(table, 'why', `${why}; candidates: ${n.kernel.candidates.join(', ')}`);
   row(table, 'time', duration(n.end_ns - n.start_ns));
   if (n.kernel.tuning) row(table, 'autotune', autotuneTable(n.kernel.tuning));
   const { attrs, pylayer } = splitPyLayer(n.attrs);
