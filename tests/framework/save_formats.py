@@ -178,5 +178,11 @@ FORMATS = {
 }
 
 
+def child_env() -> dict:
+    """The environment for a child process that must import this very minipaddle (not an installed one)."""
+    root = os.path.dirname(os.path.dirname(paddle.__file__))
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+
+
 def files_of(folder: str) -> list[str]:
     return sorted(os.path.join(folder, f) for f in os.listdir(folder) if not f.startswith("."))

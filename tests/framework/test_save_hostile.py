@@ -23,7 +23,7 @@ import minipaddle as paddle
 from minipaddle.framework import bounded_json
 from minipaddle.framework.io import META
 
-from .save_formats import save_inference, save_jit_plain, save_model, save_static
+from .save_formats import child_env, save_inference, save_jit_plain, save_model, save_static
 
 LIMIT_MB = 768          # the child's address space above what its imports mapped
 SMALL_PEAK_MB = 48      # what refusing a hostile file may cost at most
@@ -144,9 +144,11 @@ def hostile(tmp_path_factory):
 def results(hostile):
     child = os.path.join(os.path.dirname(__file__), "hostile_load_child.py")
     out = subprocess.run([sys.executable, child, str(LIMIT_MB), json.dumps(list(hostile.values()))],
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=120, env=child_env())
     assert out.returncode == 0, out.stderr[-3000:]
-    return dict(zip(hostile, json.loads(out.stdout.splitlines()[-1])))
+    report = json.loads(out.stdout.splitlines()[-1])
+    assert report["minipaddle"] == paddle.__file__       # the child measured this very code
+    return dict(zip(hostile, report["results"]))
 
 
 HOSTILE = ["zip header claims 3.6 GB", "JSON member deflates 1000x", "declares a valid 2 GiB array",

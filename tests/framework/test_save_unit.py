@@ -17,7 +17,7 @@ import minipaddle as paddle
 from minipaddle.framework.errors import MinipaddleError
 from minipaddle.framework.save_unit import SaveUnit, remove_stale_temps
 
-from .save_formats import (load_jit, make_model, model_fingerprint, save_jit_plain, save_model,
+from .save_formats import (child_env, load_jit, make_model, model_fingerprint, save_jit_plain, save_model,
                            train_a_step)
 
 CHILD = os.path.join(os.path.dirname(__file__), "save_kill_child.py")
@@ -30,7 +30,8 @@ def _temps(folder: str) -> list[str]:
 
 def _kill_while_writing(args: list[str], folder: str, file_name: str) -> None:
     """Start the child and SIGKILL it once a temporary file of `file_name` holds a few megabytes."""
-    child = subprocess.Popen([sys.executable, CHILD, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child = subprocess.Popen([sys.executable, CHILD, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=child_env())
     deadline = time.monotonic() + 60
     try:
         while time.monotonic() < deadline:
@@ -80,7 +81,8 @@ def test_sigkill_while_model_save_rewrites_a_checkpoint_leaves_the_old_pair_inta
 
 
 def _run_child_killed_at_rename(args: list[str], k: int) -> None:
-    out = subprocess.run([sys.executable, CHILD, *args, str(k)], capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, CHILD, *args, str(k)], capture_output=True, text=True, timeout=120,
+                         env=child_env())
     assert out.returncode == -signal.SIGKILL, out.stderr[-2000:]
 
 
