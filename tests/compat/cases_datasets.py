@@ -212,3 +212,24 @@ def imikolov_ngrams_and_sequences(paddle):
         words = sorted((k.decode() if isinstance(k, bytes) else k, v) for k, v in ngram.word_idx.items())
         return {"word_idx": [list(w) for w in words], "ngrams": [list(ngram[i]) for i in range(len(ngram))],
                 "seq test": [list(seq[i]) for i in range(len(seq))], "short": [list(s) for s in short]}
+
+
+@case
+def wmt14_pairs_and_dictionaries(paddle):
+    files = {"wmt14/src.dict": b"<s>\n<e>\n<unk>\nle\nchat\nnoir\n", "wmt14/trg.dict": b"<s>\n<e>\n<unk>\nthe\ncat\n",
+             "wmt14/train/train": b"le chat noir\tthe black cat\nbroken line\nle chien\tthe dog\n",
+             "wmt14/test/test": b"chat\tcat\n", "wmt14/gen/gen": b"noir noir\tblack\n"}
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "wmt14.tgz")
+        with tarfile.open(path, "w:gz") as tar:
+            for name, data in files.items():
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+        train = paddle.text.datasets.WMT14(data_file=path, mode="train", dict_size=5)
+        gen = paddle.text.WMT14(data_file=path, mode="gen", dict_size=30)
+        src, trg = train.get_dict()
+        return {"len": [len(train), len(gen)], "train": [list(train[i]) for i in range(len(train))],
+                "gen": list(gen[0]), "src dict": src, "trg": trg,
+                "trg reversed": {str(k): v for k, v in train.get_dict(reverse=True)[1].items()},
+                "test": list(paddle.text.WMT14(data_file=path, mode="test", dict_size=5)[0])}

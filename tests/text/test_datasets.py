@@ -121,3 +121,19 @@ def test_imikolov_dictionary_ngrams_and_sequences(tmp_path):
         Imikolov(path)
     with pytest.raises(InvalidArgument, match="data_type got 'BAG'"):
         Imikolov(path, data_type="BAG")
+
+
+def test_wmt14_pairs_dictionaries_and_errors(tmp_path):
+    from minipaddle.text.datasets import WMT14
+    path = _tar(tmp_path / "wmt14.tgz", {"d/src.dict": b"<s>\n<e>\n<unk>\na\nb\n",
+                                        "d/trg.dict": b"<s>\n<e>\n<unk>\nx\n",
+                                        "d/train/train": b"a b\tx y\n" + b"a " * 80 + b"\tx\n"})
+    data = WMT14(path, dict_size=4)
+    assert len(data) == 1                                                   # the 82-id source is skipped
+    src, trg, trg_next = (a.tolist() for a in data[0])
+    assert src == [0, 3, 2, 1] and trg == [0, 3, 2] and trg_next == [3, 2, 1]   # b is past dict_size: <unk>
+    assert data.get_dict(reverse=True)[0][3] == "a"
+    with pytest.raises(InvalidArgument, match="dict_size must be a positive int"):
+        WMT14(path)
+    with pytest.raises(InvalidArgument, match="mode got 'dev'"):
+        WMT14(path, mode="dev", dict_size=4)
