@@ -233,3 +233,24 @@ def wmt14_pairs_and_dictionaries(paddle):
                 "gen": list(gen[0]), "src dict": src, "trg": trg,
                 "trg reversed": {str(k): v for k, v in train.get_dict(reverse=True)[1].items()},
                 "test": list(paddle.text.WMT14(data_file=path, mode="test", dict_size=5)[0])}
+
+
+@case
+def voc2012_split_lists(paddle):
+    root = "VOCdevkit/VOC2012/"
+    files = {root + "ImageSets/Segmentation/trainval.txt": b"2007_000032\n2007_000039\n2008_000001\n",
+             root + "ImageSets/Segmentation/train.txt": b"2007_000032\n",
+             root + "ImageSets/Segmentation/val.txt": b"2007_000039\n2008_000001\n"}
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "VOCtrainval_11-May-2012.tar")
+        with tarfile.open(path, "w") as tar:
+            for name, data in files.items():
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+        out = {}
+        for mode in ("train", "test", "valid"):
+            data = paddle.vision.datasets.VOC2012(data_file=path, mode=mode)
+            out[mode] = {"len": len(data), "data": data.data, "labels": data.labels}
+            del data
+        return out
