@@ -141,9 +141,19 @@ def _unsupported(obj, where: str) -> Exception:
                                  "dicts, lists and tuples of these.")
 
 
-def _write_zip(fileobj, meta: dict, arrays: dict[str, np.ndarray]) -> str:
-    """Write the archive; return its digest (the sha256 of the JSON member)."""
+def _encode_meta(api: str, meta: dict) -> bytes:
+    """The JSON member, refused if loading would refuse it: every file written loads back."""
     text = json.dumps(meta, separators=(",", ":")).encode("utf-8")
+    if len(text) > bounded_json.MAX_JSON_BYTES:
+        raise invalid_argument(api, f"the structure would take {len(text)} bytes of JSON; loading reads at most "
+                                    f"{bounded_json.MAX_JSON_BYTES}, so it is not saved.",
+                               hint="keep long lists of numbers as a numpy array or Tensor (stored as an array, "
+                                    "not as JSON).")
+    return text
+
+
+def _write_zip(fileobj, text: bytes, arrays: dict[str, np.ndarray]) -> str:
+    """Write the archive (`text`: the JSON member); return its digest (the sha256 of the JSON member)."""
     with zipfile.ZipFile(fileobj, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
         zf.writestr(META, text)
         for key, array in arrays.items():
@@ -166,9 +176,10 @@ def save(obj, path, protocol: int = 4, **configs) -> None:
         raise invalid_argument("paddle.save", f"unknown config(s) {sorted(unknown)}.")
     writer = _Writer()
     root = writer.node(obj, "obj")  # every error is raised here, before a file is touched
-    meta = {"format": FORMAT, "version": VERSION, "root": root, "arrays": writer.specs}
+    text = _encode_meta("paddle.save", {"format": FORMAT, "version": VERSION, "root": root,
+                                        "arrays": writer.specs})
     if hasattr(path, "write"):
-        _write_zip(path, meta, writer.arrays)
+        _write_zip(path, text, writer.arrays)
         return
     path = os.fspath(path)
     dirname, filename = os.path.split(path)
@@ -178,14 +189,14 @@ def save(obj, path, protocol: int = 4, **configs) -> None:
         raise invalid_argument("paddle.save", f"{path!r} is a directory, expected a file name.")
     if dirname:
         os.makedirs(dirname, exist_ok=True)
-    _atomic_write(path, meta, writer.arrays)
+    _atomic_write(path, text, writer.arrays)
 
 
-def _atomic_write(path: str, meta: dict, arrays: dict[str, np.ndarray]) -> str:
+def _atomic_write(path: str, text: bytes, arrays: dict[str, np.ndarray]) -> str:
     """Write to a temporary file beside `path`, then rename it over `path` (atomic on POSIX); a one-file
     SaveUnit, so temporary files a killed save left are removed too. Returns the archive's digest."""
     with SaveUnit("paddle.save") as unit:
-        return unit.add(path, lambda f: _write_zip(f, meta, arrays))
+        return unit.add(path, lambda f: _write_zip(f, text, arrays))
 
 
 def save_in_unit(unit: SaveUnit, obj, path: str, manifest: dict | None = None) -> str:
@@ -195,7 +206,8 @@ def save_in_unit(unit: SaveUnit, obj, path: str, manifest: dict | None = None) -
     meta = {"format": FORMAT, "version": VERSION, "root": writer.node(obj, "obj"), "arrays": writer.specs}
     if manifest is not None:
         meta["manifest"] = {"files": dict(manifest)}
-    return unit.add(path, lambda f: _write_zip(f, meta, writer.arrays))
+    text = _encode_meta(unit.api, meta)
+    return unit.add(path, lambda f: _write_zip(f, text, writer.arrays))
 
 
 # ---- loading ---------------------------------------------------------------------------
@@ -318,9 +330,10 @@ def write_arrays(api: str, path: str, arrays: dict[str, np.ndarray], unit: SaveU
     dirname = os.path.dirname(path)
     if dirname:
         os.makedirs(dirname, exist_ok=True)
+    text = _encode_meta(api, meta)
     if unit is not None:
-        return unit.add(path, lambda f: _write_zip(f, meta, writer.arrays))
-    return _atomic_write(path, meta, writer.arrays)
+        return unit.add(path, lambda f: _write_zip(f, text, writer.arrays))
+    return _atomic_write(path, text, writer.arrays)
 
 
 def read_arrays(api: str, path: str, digest: str | None = None) -> dict[str, np.ndarray]:

@@ -59,3 +59,14 @@ def test_paddle_save_writes_only_what_paddle_load_reads_back(kind, tmp_path):
     with pytest.raises(ValueError, match=f"nested more than {MAX_CONTAINER_DEPTH} containers deep"):
         paddle.save(_nested(MAX_CONTAINER_DEPTH + 1, kind), path)
     assert paddle.load(path) == _nested(MAX_CONTAINER_DEPTH, kind)    # the refused save touched nothing
+
+
+def test_paddle_save_refuses_a_structure_whose_json_loading_would_refuse(tmp_path, monkeypatch):
+    import minipaddle as paddle
+    path = str(tmp_path / "h.pdparams")
+    paddle.save({"loss": [0.5] * 10}, path)
+    monkeypatch.setattr(bounded_json, "MAX_JSON_BYTES", 300)
+    with pytest.raises(ValueError, match="would take .* bytes of JSON; loading reads at most 300"):
+        paddle.save({"loss": [0.5] * 100}, path)
+    monkeypatch.undo()
+    assert paddle.load(path) == {"loss": [0.5] * 10}
