@@ -15,8 +15,10 @@ import numpy as np
 
 from .dtype import convert_dtype, default_float
 from .errors import invalid_argument, unimplemented
+from .memory import check_output
 from .place import convert_place
 from .tensor import Tensor
+from .thread_modes import modes
 
 _rng = np.random.default_rng()
 
@@ -75,7 +77,10 @@ def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tenso
             elif array.dtype.kind == "i" and not isinstance(data, (np.ndarray, np.generic)):
                 array = array.astype(np.int64)
     if dtype is not None:
-        array = array.astype(convert_dtype(dtype), copy=False)
+        target = convert_dtype(dtype)
+        if target.kind in "iu" and array.dtype.kind in "iuf" and array.dtype != target:
+            _check_integer_range("to_tensor", array, target)
+        array = array.astype(target, copy=False)
     elif array.dtype not in _SUPPORTED:
         raise invalid_argument("to_tensor", f"numpy dtype {array.dtype} is not supported.",
                                hint="cast the array to float32, float64, int32, int64 or bool first.")
@@ -92,9 +97,31 @@ _SUPPORTED = {np.dtype(n) for n in ("bool", "int8", "uint8", "int16", "int32", "
 
 
 # ---- static mode: creation whose shape is known only when the Program runs ---------------------
+def _check_integer_range(op: str, array: np.ndarray, target: np.dtype) -> None:
+    """Refuse values that `target` cannot hold: numpy's astype would wrap them (300 -> 44 in uint8)."""
+    if array.size == 0:
+        return
+    info = np.iinfo(target)
+    low, high = array.min(), array.max()
+    if low < info.min or high > info.max:
+        bad = low if low < info.min else high
+        bad = int(bad) if array.dtype.kind in "iu" else float(bad)
+        raise invalid_argument(op, f"the value {bad} does not fit in {target} (its range is {info.min} .. "
+                                   f"{info.max}); numpy would wrap it around silently.",
+                               hint=f"use a wider dtype (int64) or bring the values into {info.min} .. {info.max}.")
+
+
+def check_fits(op: str, arg: str, value, dtype: np.dtype) -> None:
+    """A Python int headed for an integer dtype must fit it (numpy raises a bare OverflowError)."""
+    if dtype.kind in "iu" and isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        info = np.iinfo(dtype)
+        if not info.min <= int(value) <= info.max:
+            raise invalid_argument(op, f"{arg} {int(value)} does not fit in {dtype} (its range is {info.min} .. "
+                                       f"{info.max}).", hint="use a wider dtype such as int64.")
+
+
 def _building() -> bool:
-    from . import dispatch
-    return dispatch.static_builder is not None
+    return modes.static_builder is not None
 
 
 def _is_variable(value) -> bool:
@@ -161,6 +188,7 @@ def _like(op: str, x, value, dtype) -> Tensor:
     if not isinstance(x, Tensor):
         raise invalid_argument(op, f"x must be a Tensor, got {type(x).__name__}.")
     d = _dtype(dtype, x._data.dtype)
+    check_fits(op, "fill_value", value, d)
     if _building() and _is_variable(x) and -1 in x._data.shape:  # Paddle's fill_any_like: sized at run time
         from .static import builder
         return builder.fill_any_like(x, value, d)
@@ -192,22 +220,32 @@ def _dtype(dtype, fallback) -> np.dtype:
     return convert_dtype(dtype) if dtype is not None else np.dtype(fallback)
 
 
+def _sized(op: str, shape, dtype: np.dtype) -> tuple[int, ...]:
+    """The checked shape of a new tensor, refused up front when it cannot fit in memory."""
+    dims = _shape(op, shape)
+    check_output(op, dims, dtype)
+    return dims
+
+
 def zeros(shape, dtype=None, name=None) -> Tensor:
     if _static_shape(shape):
         return _full_static("zeros", shape, 0.0, _dtype(dtype, default_float()))
-    return Tensor._wrap(np.zeros(_shape("zeros", shape), _dtype(dtype, default_float())))
+    d = _dtype(dtype, default_float())
+    return Tensor._wrap(np.zeros(_sized("zeros", shape, d), d))
 
 
 def ones(shape, dtype=None, name=None) -> Tensor:
     if _static_shape(shape):
         return _full_static("ones", shape, 1.0, _dtype(dtype, default_float()))
-    return Tensor._wrap(np.ones(_shape("ones", shape), _dtype(dtype, default_float())))
+    d = _dtype(dtype, default_float())
+    return Tensor._wrap(np.ones(_sized("ones", shape, d), d))
 
 
 def empty(shape, dtype=None, name=None) -> Tensor:
     if _static_shape(shape):
         return _full_static("empty", shape, 0.0, _dtype(dtype, default_float()))
-    return Tensor._wrap(np.empty(_shape("empty", shape), _dtype(dtype, default_float())))
+    d = _dtype(dtype, default_float())
+    return Tensor._wrap(np.empty(_sized("empty", shape, d), d))
 
 
 def _full_static(op: str, shape, value, dtype: np.dtype) -> Tensor:
@@ -223,9 +261,10 @@ def full(shape, fill_value, dtype=None, name=None) -> Tensor:
         raise invalid_argument("full", f"fill_value got {type(fill_value).__name__}, expected a number.")
     # Paddle: a bool fill gives bool; any other number the default float (full([2], 10) is float32)
     d = _dtype(dtype, np.dtype(bool) if isinstance(fill_value, (bool, np.bool_)) else default_float())
+    check_fits("full", "fill_value", fill_value, d)
     if _static_shape(shape):
         return _full_static("full", shape, fill_value, d)
-    return Tensor._wrap(np.full(_shape("full", shape), fill_value, d))
+    return Tensor._wrap(np.full(_sized("full", shape, d), fill_value, d))
 
 
 def zeros_like(x: Tensor, dtype=None, name=None) -> Tensor:

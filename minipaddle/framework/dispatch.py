@@ -1,11 +1,11 @@
 """dispatch(): the one path every op call takes, in eager and static mode.
 
     paddle.add(x, y) -> dispatch(ADD, (x, y), {})
-      1. static mode? hand the call to the Program builder and stop
+      1. static mode (in this thread)? hand the call to the Program builder and stop
       2. infer_meta: check arguments, compute output shapes/dtypes (errors raise here)
       3. pick the kernel for (backend, dtype)  -- cached per OpDef
       4. run it, wrap the arrays in Tensors
-      5. grad enabled and some input needs grad? record a GradNode
+      5. some input needs grad and grad is enabled (in this thread)? record a GradNode
       6. somebody listening? emit one event
 
 This path decides eager speed; it is measured in benchmarks/op_overhead.py.
@@ -16,14 +16,12 @@ import time
 
 import numpy as np
 
-from . import instrument
-from .autograd import mode
+from . import instrument, memory, thread_modes
 from .autograd.engine import grad_edge
 from .autograd.node import GradNode, SavedOutput, VersionCounter
+from .errors import ResourceExhausted
 from .registry import KernelKey, OpDef, kernel_fn
-
-# Set by the static-graph builder while a Program is being recorded.
-static_builder = None
+from .thread_modes import modes
 
 _EMPTY: dict = {}
 _new = object.__new__
@@ -31,8 +29,10 @@ _new = object.__new__
 
 def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY):
     """Run `op` on Tensors `inputs`; return a Tensor or a tuple of Tensors."""
-    if static_builder is not None:
-        return static_builder(op, inputs, attrs)
+    if thread_modes.threads_building:  # some thread builds a Program: is it this one? (thread_modes.py)
+        builder = modes._static_builder
+        if builder is not None:
+            return builder(op, inputs, attrs)
     if len(inputs) == 2:  # unrolled: a list comprehension costs a frame per call
         x, y = inputs
         arrays = (x._data, y._data)
@@ -47,10 +47,13 @@ def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY):
         fn = kernel_fn(op, _key(first))
     if instrument.subscribers:  # the debugger's one check: with nobody listening the path goes on unchanged
         return _dispatch_traced(op, inputs, attrs, arrays, metas, fn)
-    if attrs:
-        result = fn(*arrays, **attrs)
-    else:
-        result = fn(*arrays)
+    try:  # (free in CPython 3.11+ until something raises)
+        if attrs:
+            result = fn(*arrays, **attrs)
+        else:
+            result = fn(*arrays)
+    except MemoryError as error:  # numpy's bare "Unable to allocate": say what the op's outputs need
+        raise _out_of_memory(op, metas, error) from None
 
     single = type(result) is not tuple
     if single:
@@ -63,10 +66,11 @@ def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY):
         outs = tuple(Tensor._wrap(r if type(r) is np.ndarray else np.asarray(r, dtype=m.dtype))
                      for r, m in zip(result, metas))
 
-    if mode.grad_enabled and op.backward is not None:
+    if op.backward is not None:
         for t in inputs:
             if not t.stop_gradient:
-                _record(op, inputs, attrs, outs)
+                if not thread_modes.threads_without_grad or modes._grad_enabled:
+                    _record(op, inputs, attrs, outs)
                 break
     return out if single else outs
 
@@ -78,7 +82,10 @@ def _dispatch_traced(op: OpDef, inputs: tuple, attrs: dict, arrays: tuple, metas
     documented in instrument.py.
     """
     start = time.perf_counter_ns()
-    result = fn(*arrays, **attrs)
+    try:
+        result = fn(*arrays, **attrs)
+    except MemoryError as error:
+        raise _out_of_memory(op, metas, error) from None
     end = time.perf_counter_ns()
     if type(result) is not tuple:
         outs = (Tensor._wrap(result if type(result) is np.ndarray else np.asarray(result, dtype=metas.dtype)),)
@@ -86,7 +93,7 @@ def _dispatch_traced(op: OpDef, inputs: tuple, attrs: dict, arrays: tuple, metas
         outs = tuple(Tensor._wrap(r if type(r) is np.ndarray else np.asarray(r, dtype=m.dtype))
                      for r, m in zip(result, metas))
     node = None
-    if mode.grad_enabled and op.backward is not None:
+    if modes.grad_enabled and op.backward is not None:
         for t in inputs:
             if not t.stop_gradient:
                 _record(op, inputs, attrs, outs)
@@ -100,6 +107,12 @@ def _dispatch_traced(op: OpDef, inputs: tuple, attrs: dict, arrays: tuple, metas
                      "inputs": inputs, "outputs": outs, "attrs": attrs, "kernel": fn, "grad_node": node,
                      "start_ns": start, "end_ns": end})
     return outs[0] if type(result) is not tuple else outs
+
+
+def _out_of_memory(op: OpDef, metas, error: MemoryError) -> MemoryError:
+    if isinstance(error, ResourceExhausted):  # an inner op already said what it needs
+        return error
+    return memory.out_of_memory(op.name, metas)
 
 
 def _key(array: np.ndarray) -> KernelKey:
@@ -152,6 +165,13 @@ def _record(op: OpDef, inputs: tuple, attrs: dict, outs: tuple) -> None:
             o._node = node
             o._out_index = index
         index += 1
+
+
+def __getattr__(name: str):
+    """`dispatch.static_builder` (read by older code) is this thread's builder; see thread_modes.py."""
+    if name == "static_builder":
+        return modes.static_builder
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 from .tensor import Tensor  # noqa: E402 - tensor.py imports this module's dispatch

@@ -26,6 +26,10 @@ class PreconditionNotMet(MinipaddleError, RuntimeError):
     """The call is valid but the state is not, e.g. backward through a freed graph."""
 
 
+class ResourceExhausted(MinipaddleError, MemoryError):
+    """An op needs more memory than the machine has (Paddle's ResourceExhausted, a MemoryError)."""
+
+
 class NotFound(MinipaddleError, KeyError):
     """A named thing (op, kernel, variable) does not exist."""
 
@@ -55,6 +59,10 @@ def unimplemented(op: str, message: str, hint: str | None = None) -> Unimplement
 
 def precondition_not_met(op: str, message: str, hint: str | None = None) -> PreconditionNotMet:
     return PreconditionNotMet(_format("PreconditionNotMet", op, message, hint))
+
+
+def resource_exhausted(op: str, message: str, hint: str | None = None) -> ResourceExhausted:
+    return ResourceExhausted(_format("ResourceExhausted", op, message, hint))
 
 
 def not_found(op: str, message: str, hint: str | None = None) -> NotFound:

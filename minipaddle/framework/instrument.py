@@ -99,6 +99,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+from .thread_modes import modes
+
 subscribers: list[Callable[[dict], None]] = []
 # Those that want "optimizer_update" events: the optimizer measures grad and update norms (a copy
 # of each parameter and two numba reductions) only when one of them listens.
@@ -126,14 +128,14 @@ def emit(event: dict) -> None:
         fn(event)
 
 
-# The nn.Layers whose forward is running, innermost last, each as [layer, path]. Layer.__call__
-# pushes [layer, None]; the path ("MLP.fc1") is worked out only when someone asks, so calling a
-# layer with nobody listening stays cheap.
-layer_stack: list[list] = []
+# The nn.Layers whose forward is running in this thread, innermost last, each as [layer, path], are
+# `modes.layer_stack` (thread_modes.py). Layer.__call__ pushes [layer, None]; the path ("MLP.fc1") is
+# worked out only when someone asks, so calling a layer with nobody listening stays cheap.
 
 
 def current_layer() -> str | None:
-    """The path of the innermost running layer ("MLP.encoder.fc1"), or None outside any layer."""
+    """The path of the innermost layer running in this thread ("MLP.encoder.fc1"), or None outside any layer."""
+    layer_stack = modes.layer_stack
     if not layer_stack:
         return None
     if layer_stack[-1][1] is None:
@@ -143,3 +145,12 @@ def current_layer() -> str | None:
                 entry[1] = entry[0]._path_under(caller, caller_path)
             caller, caller_path = entry[0], entry[1]
     return layer_stack[-1][1]
+
+
+def __getattr__(name: str):
+    """`instrument.layer_stack` (read by the visualizer) is the calling thread's stack. A module
+    `__getattr__`, not a module subclass: `instrument.subscribers` stays a plain module attribute,
+    which CPython reads fastest on the dispatch path."""
+    if name == "layer_stack":
+        return modes.layer_stack
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

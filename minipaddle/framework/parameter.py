@@ -138,8 +138,8 @@ def create_parameter(shape, dtype=None, name: str | None = None, attr=None, is_b
     param = Parameter(np.zeros(shape, dtype=np_dtype), name=attr.name or name or unique_name("create_parameter"),
                       trainable=attr.trainable, learning_rate=attr.learning_rate,
                       regularizer=attr.regularizer, need_clip=attr.need_clip)
-    from . import dispatch
-    if dispatch.static_builder is None:
+    from .thread_modes import modes
+    if modes.static_builder is None:
         initializer(param)
     else:  # static mode, as in Paddle: the startup program draws the values (static.builder.lift_parameter)
         param._static_initializer = (initializer, param.inplace_version)

@@ -205,15 +205,15 @@ class Tensor:
         root._counter.value += 1
 
     def _check_inplace(self, op: str) -> None:
-        from .autograd import mode
+        from .thread_modes import modes
         base = self._base
-        if (mode.grad_enabled and base is not None and self._node is not None  # a view in the graph,
+        if (modes.grad_enabled and base is not None and self._node is not None  # a view in the graph,
                 and base._node is None and not base.stop_gradient):            # not detach()
             raise precondition_not_met(
                 op, f"'{self.name}' is a view of a leaf tensor that needs grad (stop_gradient=False); "
                     "changing it in place would change the leaf.",
                 hint="do it under `with paddle.no_grad():`, or on a clone().")
-        if mode.grad_enabled and self._node is None and not self.stop_gradient:  # Paddle: InvalidArgument
+        if modes.grad_enabled and self._node is None and not self.stop_gradient:  # Paddle: InvalidArgument
             raise invalid_argument(
                 op, f"'{self.name}' is a leaf tensor that needs grad (stop_gradient=False), such as a parameter "
                     "or its .grad; changing it in place would lose the values its gradient depends on.",

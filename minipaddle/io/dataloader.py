@@ -40,7 +40,7 @@ import time
 import weakref
 
 from ..framework import creation
-from ..framework.errors import invalid_argument, precondition_not_met
+from ..framework.errors import invalid_argument, invalid_type, precondition_not_met
 from .collate import to_tensors
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequenceSampler
@@ -56,6 +56,21 @@ def _check_int(name: str, value, minimum: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
         raise invalid_argument("DataLoader", f"{name} got {value!r}, expected an int >= {minimum}.")
     return value
+
+
+def _check_dataset(dataset, iterable: bool, batch_sampler) -> None:
+    """A map-style dataset needs __getitem__ (and __len__ to be sampled); else a clear error now, not a
+    raw TypeError from a worker at the first batch."""
+    if iterable:
+        return
+    missing = [name for name in ("__getitem__", "__len__") if not hasattr(dataset, name)]
+    if batch_sampler is not None and missing == ["__len__"]:
+        return  # the batch sampler gives the indices
+    if missing:
+        raise invalid_type("DataLoader", f"dataset must be a paddle.io.Dataset (with __getitem__ and __len__) or "
+                                         f"an IterableDataset, got {type(dataset).__name__} without "
+                                         f"{' and '.join(missing)}.",
+                           hint="wrap your data: paddle.io.TensorDataset([x, y]), or subclass paddle.io.Dataset.")
 
 
 class DataLoader:
@@ -93,6 +108,7 @@ class DataLoader:
             raise invalid_argument("DataLoader", f"worker_mode got {worker_mode!r}, expected 'process' or 'thread'.")
         self.worker_mode = mode
         self._iterable = isinstance(dataset, IterableDataset)
+        _check_dataset(dataset, self._iterable, batch_sampler)
         self.batch_size = batch_size
         self.drop_last = drop_last
         self.auto_collate_batch = batch_sampler is not None or batch_size is not None

@@ -24,11 +24,13 @@ import warnings
 import numpy as np
 
 from ..framework import instrument
-from ..framework.autograd import mode, no_grad
-from ..framework.errors import invalid_argument, precondition_not_met, unimplemented
+from ..framework.autograd import no_grad
+from ..framework.errors import invalid_argument, invalid_type, precondition_not_met, unimplemented
 from ..framework.parameter import unique_name
 from ..framework.tensor import Tensor
+from ..framework.thread_modes import modes
 from ..nn.clip import ClipGradBase
+from ..nn.layer.layers import Layer
 from ..regularizer import L2Decay, WeightDecayRegularizer
 from .lr import LRScheduler
 
@@ -49,6 +51,9 @@ def _check_learning_rate(api: str, learning_rate):
         raise invalid_argument(api, f"learning_rate must be a float or an LRScheduler, got "
                                     f"{type(learning_rate).__name__}.",
                                hint="e.g. learning_rate=0.01 or paddle.optimizer.lr.StepDecay(0.1, step_size=10).")
+    if not np.isfinite(learning_rate):
+        raise invalid_argument(api, f"learning_rate must be a finite number, got {learning_rate}: every update "
+                                    "would make the parameters NaN or infinite.")
     if learning_rate < 0:
         raise invalid_argument(api, f"learning_rate must be >= 0, got {learning_rate}.")
     return float(learning_rate)
@@ -132,6 +137,13 @@ class Optimizer:
         if isinstance(parameters, Tensor):
             raise invalid_argument(api, "parameters must be a list of Tensors, got a single Tensor.",
                                    hint="wrap it in a list: parameters=[w].")
+        if isinstance(parameters, Layer):
+            raise invalid_type(api, f"parameters must be a list of Tensors, got the layer "
+                                    f"{type(parameters).__name__} itself.",
+                               hint="pass its parameters: parameters=model.parameters().")
+        if not hasattr(parameters, "__iter__"):
+            raise invalid_type(api, f"parameters must be a list of Tensors, got {type(parameters).__name__}.",
+                               hint="pass parameters=model.parameters().")
         self._parameter_list = list(parameters)
         if not self._parameter_list and parameters != ():
             raise invalid_argument(api, "parameters is an empty list: there is nothing to optimize.")
@@ -213,8 +225,8 @@ class Optimizer:
                                        hint="in dynamic mode pass parameters=model.parameters().")
         lr = self._learning_rate
         base_lr = lr if type(lr) is float else float(lr())
-        prev_mode = mode.grad_enabled  # cheaper than `with no_grad()` on this hot path
-        mode.grad_enabled = False
+        prev_mode = modes.grad_enabled  # cheaper than `with no_grad()` on this hot path
+        modes.grad_enabled = False
         try:
             for group in self._param_groups:
                 params, grads = [], []
@@ -226,7 +238,7 @@ class Optimizer:
                 if params:
                     self._apply_group(group, params, grads, base_lr)
         finally:
-            mode.grad_enabled = prev_mode
+            modes.grad_enabled = prev_mode
 
     def _apply_group(self, group: dict, params: list, grads: list, base_lr: float) -> None:
         clip = group["grad_clip"]

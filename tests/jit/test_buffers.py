@@ -136,7 +136,7 @@ def test_the_builder_tells_lift_listeners_instead_of_being_patched():
     x = paddle.to_tensor(np.arange(8, dtype=np.float32).reshape(4, 2))
     probe(x).sum().backward()
     assert seen == [original]
-    assert builder.lift_listeners == []
+    assert builder._build.lift_listeners == []   # (this thread's listeners)
     names = {t.name for t in static_fn.concrete_program.parameters}
     assert probe.w.name in names and probe.bn.weight.name in names
     assert set(static_fn.concrete_program.buffers) == {probe.bn._mean.name, probe.bn._variance.name}
@@ -153,7 +153,7 @@ def test_listen_lifts_reports_parameters_and_buffers_in_plain_static_mode():
     tensors = {id(t) for t, _ in got}
     assert {id(bn.weight), id(bn.bias), id(bn._mean), id(bn._variance)} <= tensors
     assert all(t.name == n for t, n in got)
-    assert builder.lift_listeners == []
+    assert builder._build.lift_listeners == []   # (this thread's listeners)
 
 
 def test_jit_save_of_a_function_keeps_a_closure_layers_buffers_as_buffers(tmp_path):

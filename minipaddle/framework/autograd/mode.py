@@ -1,17 +1,20 @@
 """Whether ops record a graph: `paddle.no_grad`, `enable_grad`, `set_grad_enabled`.
 
-The flag is a module global read on every op call, so keep reading it as cheap as
-`mode.grad_enabled`.
+The flag is `modes.grad_enabled` (framework/thread_modes.py): one per thread, as in PyTorch, so
+a `no_grad` inference thread does not stop another thread's training from recording. A new
+thread starts with grad enabled, whatever the thread that started it had.
 """
 from __future__ import annotations
 
 import functools
+import sys
+import types
 
-grad_enabled = True
+from ..thread_modes import modes
 
 
 def is_grad_enabled() -> bool:
-    return grad_enabled
+    return modes.grad_enabled
 
 
 class _GradMode:
@@ -20,13 +23,11 @@ class _GradMode:
     _value = True
 
     def __enter__(self) -> None:
-        global grad_enabled
-        self._prev = grad_enabled
-        grad_enabled = self._value
+        self._prev = modes.grad_enabled
+        modes.grad_enabled = self._value
 
     def __exit__(self, *exc) -> None:
-        global grad_enabled
-        grad_enabled = self._prev
+        modes.grad_enabled = self._prev
 
     def __call__(self, fn):
         @functools.wraps(fn)
@@ -50,14 +51,27 @@ class set_grad_enabled(_GradMode):  # noqa: N801 - Paddle's name
     """`paddle.set_grad_enabled(False)`: a context manager; called plainly it sets the mode."""
 
     def __init__(self, mode: bool) -> None:
-        global grad_enabled
         self._value = bool(mode)
-        self._prev = grad_enabled
-        grad_enabled = self._value  # takes effect now, as in Paddle and PyTorch
+        self._prev = modes.grad_enabled
+        modes.grad_enabled = self._value  # takes effect now, as in Paddle and PyTorch
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc) -> None:
-        global grad_enabled
-        grad_enabled = self._prev
+        modes.grad_enabled = self._prev
+
+
+class _ModeModule(types.ModuleType):
+    """Lets `mode.grad_enabled` (read or assigned, as older code does) mean this thread's flag."""
+
+    @property
+    def grad_enabled(self) -> bool:
+        return modes.grad_enabled
+
+    @grad_enabled.setter
+    def grad_enabled(self, value: bool) -> None:
+        modes.grad_enabled = value
+
+
+sys.modules[__name__].__class__ = _ModeModule

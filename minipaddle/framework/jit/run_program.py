@@ -24,12 +24,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd import mode
-from .. import dispatch as _dispatch
 from ..dispatch import dispatch
 from ..errors import invalid_argument, not_found, precondition_not_met, unimplemented
 from ..registry import get_op
 from ..tensor import Tensor
+from ..thread_modes import modes
 from ..static import builder
 from ..static.executor import Executor
 from ..static.initializers import CONSTANT_OPS, STATIC_OPS
@@ -136,7 +135,7 @@ def _reads(program: Program) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def _needs_grad(inputs, params: dict) -> bool:
-    if not mode.grad_enabled:
+    if not modes.grad_enabled:
         return False
     for t in inputs:
         if not t.stop_gradient:
@@ -155,7 +154,7 @@ def run_program(program: Program, feed_names: list[str], inputs: list[Tensor], f
     if params is None:
         params = {}
     _check_args(program, feed_names, inputs, fetch_names, params)
-    if _dispatch.static_builder is not None:  # called while another Program is built: copy the ops in
+    if modes.static_builder is not None:  # called while another Program is built: copy the ops in
         return inline_program(program, feed_names, inputs, fetch_names, params)
     if not _needs_grad(inputs, params):
         return _run_static(program, feed_names, inputs, fetch_names, params)

@@ -30,12 +30,21 @@ def as_tensor(op: str, arg: str, value) -> Tensor:
                            hint="wrap data with paddle.to_tensor(...).")
 
 
-def scalar_tensor(value, like: np.dtype) -> Tensor:
-    """A Python scalar as a 0-D tensor of the dtype it combines with (Paddle's scalar rule)."""
+def scalar_tensor(value, like: np.dtype, op: str = "scalar") -> Tensor:
+    """A Python scalar as a 0-D tensor of the dtype it combines with (Paddle's scalar rule).
+
+    An int that the tensor's integer dtype cannot hold is refused (numpy raises a bare OverflowError;
+    Paddle wraps it around silently): `int32_tensor + 2**40` names the op and the range."""
     if isinstance(value, bool):
         dtype = like if like.kind != "b" else np.dtype(bool)
     elif isinstance(value, int):
         dtype = like if like.kind in "iuf" else np.dtype("int64")
+        if dtype.kind in "iu":
+            info = np.iinfo(dtype)
+            if not info.min <= value <= info.max:
+                raise invalid_argument(op, f"the Python int {value} does not fit in the tensor's dtype {dtype} "
+                                           f"(its range is {info.min} .. {info.max}).",
+                                       hint="cast the tensor to int64 first: x.astype('int64').")
     else:
         dtype = like if like.kind == "f" else default_float()
     return Tensor._wrap(np.array(value, dtype=dtype))
@@ -75,14 +84,14 @@ def binary_operands(op: str, x, y) -> tuple[Tensor, Tensor]:
         return x, y  # the common case, kept cheap: it is on every binary op's path
     if not isinstance(x, Tensor):
         if isinstance(y, Tensor) and isinstance(x, (Number, np.number)):
-            x = scalar_tensor(x, y._data.dtype)
+            x = scalar_tensor(x, y._data.dtype, op)
         elif isinstance(x, np.ndarray):  # ndarray (op) Tensor: numpy defers to us
             x = Tensor._wrap(x.astype(y._data.dtype) if x.dtype == np.float64 else x)
         else:
             x = as_tensor(op, "x", x)
     if not isinstance(y, Tensor):
         if isinstance(y, (Number, np.number)):
-            y = scalar_tensor(y, x._data.dtype)
+            y = scalar_tensor(y, x._data.dtype, op)
         else:
             y = as_tensor(op, "y", y)
     dx, dy = x._data.dtype, y._data.dtype

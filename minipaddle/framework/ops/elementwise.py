@@ -170,6 +170,13 @@ def _int_floor_divide(x, y):
     return np.floor_divide(x, y)
 
 
+def _int_remainder(x, y):
+    if np.any(y == 0):  # numpy gives 0 with a warning; Paddle and PyTorch refuse
+        raise invalid_argument("remainder", "integer division by zero (x % 0).",
+                               hint="mask the zeros first, e.g. paddle.where(y == 0, 1, y).")
+    return np.remainder(x, y)
+
+
 def _int_pow(x, y):
     if np.any(y < 0):
         raise invalid_argument("pow", "integers cannot be raised to negative integer powers.")
@@ -178,6 +185,7 @@ def _int_pow(x, y):
 
 add_kernel("floor_divide", "cpu", FLOATS, np.floor_divide, name="numpy")
 add_kernel("floor_divide", "cpu", ("int32", "int64"), _int_floor_divide, name="numpy")
+add_kernel("remainder", "cpu", ("int32", "int64"), _int_remainder, name="numpy", priority=1)
 add_kernel("elementwise_pow", "cpu", ("int32", "int64"), _int_pow, name="numpy")
 
 add = _binary_api(ADD, "add")

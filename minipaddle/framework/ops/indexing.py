@@ -132,8 +132,8 @@ def setitem(x, index, value) -> None:
     x._check_inplace("setitem")
     base = x._base
     if base is not None and base._node is None and not base.stop_gradient:
-        from ..autograd import mode
-        if mode.grad_enabled:
+        from ..thread_modes import modes
+        if modes.grad_enabled:
             raise precondition_not_met("setitem", "x is a view of a leaf tensor that needs grad; writing "
                                                   "into it would change the leaf behind autograd's back.",
                                        hint="do it under `with paddle.no_grad():`, or on a clone().")

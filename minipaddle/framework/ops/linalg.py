@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..dispatch import dispatch
-from ..errors import InvalidArgument, invalid_argument
+from ..errors import InvalidArgument, invalid_argument, invalid_type
 from ..registry import LazyKernel, MetaTensor, add_kernel, register_op
 from ..tensor import Tensor
 from .common import FLOATS, INTS, as_tensor, broadcast_shape
@@ -129,8 +129,11 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None) -> Tensor:
         x = as_tensor("matmul", "x", x)
     if type(y) is not Tensor:
         y = as_tensor("matmul", "y", y)
-    if not (transpose_x or transpose_y):
+    if transpose_x is False and transpose_y is False:
         return dispatch(MATMUL, (x, y))  # attrs left out take their defaults: no keyword passing
+    for flag_name, flag in (("transpose_x", transpose_x), ("transpose_y", transpose_y)):
+        if not isinstance(flag, (bool, np.bool_)):  # 'yes' would be truthy: refuse it, as Paddle does
+            raise invalid_type("matmul", f"{flag_name} must be a bool, got {type(flag).__name__} {flag!r}.")
     return dispatch(MATMUL, (x, y), {"transpose_x": bool(transpose_x), "transpose_y": bool(transpose_y)})
 
 

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from ..autograd import mode
+from ..thread_modes import modes
 from ..dispatch import dispatch
 from ..errors import invalid_argument
 from ..registry import LazyKernel, MetaTensor, add_kernel, register_op
@@ -148,7 +148,7 @@ def batch_norm_grad_kernel(x, scale, saved_mean, saved_variance, dout, epsilon=1
 
 
 def batch_norm_grad(node, dout, dmean=None, dvariance=None):
-    if not mode.grad_enabled:  # a plain backward: one fused kernel
+    if not modes.grad_enabled:  # a plain backward: one fused kernel
         return dispatch(BATCH_NORM_GRAD, (node.x, node.scale, node.saved_mean, node.saved_variance, dout),
                         node.attrs)
     x, scale, last = node.x, node.scale, channel_last(node.data_format)
@@ -257,7 +257,7 @@ def layer_norm_grad_kernel(x, scale, saved_mean, saved_variance, dout, epsilon=1
 
 
 def layer_norm_grad(node, dout, dmean=None, dvariance=None):
-    if not mode.grad_enabled:
+    if not modes.grad_enabled:
         return dispatch(LAYER_NORM_GRAD, (node.x, node.scale, node.saved_mean, node.saved_variance, dout),
                         node.attrs)
     from .manipulation import reshape
@@ -325,7 +325,7 @@ def group_norm_grad_kernel(x, scale, saved_mean, saved_variance, dout, epsilon=1
 
 
 def group_norm_grad(node, dout, dmean=None, dvariance=None):
-    if not mode.grad_enabled:
+    if not modes.grad_enabled:
         return dispatch(GROUP_NORM_GRAD, (node.x, node.scale, node.saved_mean, node.saved_variance, dout),
                         node.attrs)
     from .manipulation import reshape

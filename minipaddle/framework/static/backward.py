@@ -408,7 +408,7 @@ def wants_grad(block: Block, name: str, no_grad: set) -> bool:
 @static_op("backward_rule_grad")
 def run_backward_rule_grad(executor, op: Operator, env: dict) -> None:
     from ..autograd import grad as eager_grad
-    from ..autograd import mode
+    from ..thread_modes import modes
     from ..tensor import Tensor
     tensors = {}
     for slot in _RULE_SLOTS:
@@ -421,7 +421,7 @@ def run_backward_rule_grad(executor, op: Operator, env: dict) -> None:
     outs = tensors["Out"]
     douts = [t if t is not None else Tensor._wrap(np.zeros(o._data.shape, o._data.dtype))
              for t, o in zip(tensors["OutGrad"], outs)]
-    prev, mode.grad_enabled = mode.grad_enabled, True
+    prev, modes.grad_enabled = modes.grad_enabled, True
     try:
         results = _apply_rule(op, op.attrs["x_grads"], tensors["X"], outs, douts)
         pairs = [(r, env[d]) for r, d in zip(results, op.inputs["XGradGrad"])
@@ -430,6 +430,6 @@ def run_backward_rule_grad(executor, op: Operator, env: dict) -> None:
         got = eager_grad([r for r, _ in pairs], [t for t, _ in wrt], [Tensor._wrap(d) for _, d in pairs],
                          allow_unused=True) if pairs else [None] * len(wrt)
     finally:
-        mode.grad_enabled = prev
+        modes.grad_enabled = prev
     for (t, name), g in zip(wrt, got):
         env[name] = np.zeros(t._data.shape, t._data.dtype) if g is None else g._data

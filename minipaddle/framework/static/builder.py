@@ -1,13 +1,13 @@
 """Static mode: while it is on, every op call appends an Operator to a Program instead of running.
 
-`dispatch()` hands each call to `build_op` (its `static_builder` hook). `build_op` runs the op's
+`dispatch()` hands each call to `build_op` (this thread's `modes.static_builder`). `build_op` runs the op's
 own `infer_meta` on the input Variables' metas -- so a shape or dtype error surfaces while the
 program is built, naming the op and the user's line -- then appends the Operator and returns
 new Variables. Eager Tensors met on the way become Variables: a Parameter (from `nn.Linear` & co.)
 becomes a persistable parameter Variable with an initializer op in the startup program; a buffer
 an op asks for by reference (`lift_buffer`: batch norm's running statistics) a persistable
 non-parameter Variable; any other Tensor becomes a constant (`fill_constant` / `assign_value`).
-`lift_listeners` hear of every tensor lifted by reference (to_static binds the live tensors so).
+`listen_lifts` listeners hear of every tensor lifted by reference (to_static binds the live tensors so).
 
     paddle.enable_static()
     main, startup = paddle.static.Program(), paddle.static.Program()
@@ -20,90 +20,105 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 from typing import Callable, Iterator
 
 import numpy as np
 
-from .. import dispatch as _dispatch
 from ..dtype import convert_dtype, default_float
 from ..errors import MinipaddleError, invalid_argument, precondition_not_met, unimplemented
 from ..registry import OpDef
 from ..tensor import Tensor
+from ..thread_modes import modes
 from .program import Block, Program, Variable
 
-_static_mode = False
+# The process's default Programs (as in Paddle, shared by every thread); program_guard swaps them per thread.
 _main_program = Program()
 _startup_program = Program()
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_op_role = "forward"  # what build_op stamps on new ops; append_backward / minimize switch it
-# callables (tensor, variable), told each time an eager tensor is lifted by reference (a parameter or a
-# buffer): to_static learns so which live tensors its Program reads
-lift_listeners: list[Callable] = []
-_lift_grad_tensors = [0]  # > 0: a plain Tensor that needs a gradient is lifted by reference, not frozen
+
+
+class _BuildState(threading.local):
+    """What this thread builds into and how; a new thread starts eager, building the default Programs.
+
+    The switch itself is `modes.static_builder` (framework/thread_modes.py), which dispatch reads."""
+
+    static_mode = False        # enable_static() was called in this thread
+    main_program = None        # None: the default main Program (program_guard / block_guard set it)
+    startup_program = None     # None: the default startup Program
+    op_role = "forward"        # what build_op stamps on new ops; append_backward / minimize switch it
+    lift_grad_tensors = 0      # > 0: a plain Tensor that needs a gradient is lifted by reference, not frozen
+
+    def __init__(self) -> None:
+        # callables (tensor, variable), told each time an eager tensor is lifted by reference (a parameter
+        # or a buffer): to_static learns so which live tensors its Program reads
+        self.lift_listeners: list[Callable] = []
+
+
+_build = _BuildState()
 
 
 # ---- the mode ---------------------------------------------------------------------------------
 def enable_static() -> None:
-    """`paddle.enable_static()`: from now on op calls build the default main Program."""
-    global _static_mode
-    _static_mode = True
-    _dispatch.static_builder = build_op
+    """`paddle.enable_static()`: from now on op calls in this thread build the default main Program."""
+    _build.static_mode = True
+    modes.static_builder = build_op
 
 
 def disable_static(place=None) -> None:
     """`paddle.disable_static()`: back to eager (dynamic graph) mode."""
-    global _static_mode
-    _static_mode = False
-    _dispatch.static_builder = None
+    _build.static_mode = False
+    modes.static_builder = None
 
 
 def in_dynamic_mode() -> bool:
-    return not _static_mode
+    return not _build.static_mode
 
 
 def in_static_mode() -> bool:
     """True while op calls build a Program (static mode on, or inside program_guard)."""
-    return _dispatch.static_builder is not None
+    return modes.static_builder is not None
 
 
 def default_main_program() -> Program:
-    return _main_program
+    program = _build.main_program
+    return _main_program if program is None else program
 
 
 def default_startup_program() -> Program:
-    return _startup_program
+    program = _build.startup_program
+    return _startup_program if program is None else program
 
 
 @contextlib.contextmanager
 def program_guard(main_program: Program, startup_program: Program | None = None) -> Iterator[None]:
     """Build into `main_program` (parameters' initializers into `startup_program`) inside the block."""
-    global _main_program, _startup_program
     if not isinstance(main_program, Program):
         raise invalid_argument("program_guard", f"main_program must be a static.Program, got "
                                                 f"{type(main_program).__name__}.")
     if startup_program is not None and not isinstance(startup_program, Program):
         raise invalid_argument("program_guard", f"startup_program must be a static.Program, got "
                                                 f"{type(startup_program).__name__}.")
-    prev = (_main_program, _startup_program, _dispatch.static_builder)
-    _main_program = main_program
+    prev = (_build.main_program, _build.startup_program, modes.static_builder)
+    _build.main_program = main_program
     if startup_program is not None:
-        _startup_program = startup_program
-    _dispatch.static_builder = build_op
+        _build.startup_program = startup_program
+    modes.static_builder = build_op
     try:
         yield
     finally:
-        _main_program, _startup_program, _dispatch.static_builder = prev
+        _build.main_program, _build.startup_program, modes.static_builder = prev
 
 
 @contextlib.contextmanager
 def eager_guard() -> Iterator[None]:
     """Run ops eagerly inside (the Executor runs kernels and eager backward rules this way)."""
-    prev = _dispatch.static_builder
-    _dispatch.static_builder = None
+    prev = modes.static_builder
+    modes.static_builder = None
     try:
         yield
     finally:
-        _dispatch.static_builder = prev
+        modes.static_builder = prev
 
 
 @contextlib.contextmanager
@@ -111,37 +126,35 @@ def listen_lifts(listener: Callable, grad_tensors: bool = False) -> Iterator[Non
     """Call `listener(tensor, variable)` for each eager tensor lifted by reference inside the block;
     `grad_tensors`: also lift (instead of freezing as constants) plain Tensors that need a gradient,
     such as a closure's `w` with stop_gradient=False, so gradients can reach them."""
-    lift_listeners.append(listener)
-    _lift_grad_tensors[0] += bool(grad_tensors)
+    _build.lift_listeners.append(listener)
+    _build.lift_grad_tensors += bool(grad_tensors)
     try:
         yield
     finally:
-        lift_listeners.remove(listener)
-        _lift_grad_tensors[0] -= bool(grad_tensors)
+        _build.lift_listeners.remove(listener)
+        _build.lift_grad_tensors -= bool(grad_tensors)
 
 
 @contextlib.contextmanager
 def op_role(role: str) -> Iterator[None]:
-    global _op_role
-    prev, _op_role = _op_role, role
+    prev, _build.op_role = _build.op_role, role
     try:
         yield
     finally:
-        _op_role = prev
+        _build.op_role = prev
 
 
 @contextlib.contextmanager
 def block_guard(program: Program, block: Block) -> Iterator[None]:
     """Build into `block` of `program` (append_backward into the loss's block, cond into sub-blocks)."""
-    global _main_program
-    prev = (_main_program, program.current_block_idx, _dispatch.static_builder)
-    _main_program = program
+    prev = (_build.main_program, program.current_block_idx, modes.static_builder)
+    _build.main_program = program
     program.current_block_idx = block.idx
-    _dispatch.static_builder = build_op
+    modes.static_builder = build_op
     try:
         yield
     finally:
-        _main_program, idx, _dispatch.static_builder = prev
+        _build.main_program, idx, modes.static_builder = prev
         program.current_block_idx = idx
 
 
@@ -167,7 +180,7 @@ def _with_source(error: MinipaddleError, op_name: str, source: str | None) -> Mi
 # ---- the dispatch hook ------------------------------------------------------------------------
 def build_op(op: OpDef, inputs: tuple, attrs: dict):
     """dispatch's static path: check with infer_meta, append the Operator, return its output Variables."""
-    program = _main_program
+    program = default_main_program()
     block = program.current_block()
     in_vars = [as_variable(block, t) for t in inputs]
     metas = [v._data for v in in_vars]
@@ -190,7 +203,7 @@ def build_op(op: OpDef, inputs: tuple, attrs: dict):
         in_slots = {slot: [v.name] for slot, v in zip(op.inputs, in_vars)}
     out_names = op.outputs if len(op.outputs) == len(outs) else tuple(f"out{i}" for i in range(len(outs)))
     block.append_op(op.name, in_slots, {slot: [v.name] for slot, v in zip(out_names, outs)}, attrs,
-                    source=user_source(), role=_op_role)
+                    source=user_source(), role=_build.op_role)
     return outs[0] if single else tuple(outs)
 
 
@@ -204,13 +217,13 @@ def as_variable(block: Block, value) -> Variable:
     if not isinstance(value, Tensor):
         raise invalid_argument("static", f"an op input got {type(value).__name__}, expected a Variable or Tensor.")
     from ..parameter import Parameter
-    if isinstance(value, Parameter) or (_lift_grad_tensors[0] and not value.stop_gradient):
+    if isinstance(value, Parameter) or (_build.lift_grad_tensors and not value.stop_gradient):
         return lift_parameter(block.program, value)
     return constant(block, value._data)
 
 
 def _tell_listeners(tensor, var: Variable) -> None:
-    for listener in lift_listeners:
+    for listener in _build.lift_listeners:
         listener(tensor, var)
 
 
@@ -237,7 +250,7 @@ def _new_parameter(program: Program, param) -> Variable:
     var.optimize_attr = dict(getattr(param, "optimize_attr", {"learning_rate": 1.0}))
     var.regularizer = getattr(param, "regularizer", None)
     var.need_clip = getattr(param, "need_clip", True)
-    startup = _startup_program
+    startup = default_startup_program()
     sb = startup.global_block()
     if param.name not in sb.vars:
         sb.create_var(param.name, data.shape, data.dtype, persistable=True)
@@ -263,7 +276,7 @@ def lift_buffer(program: Program, tensor: Tensor) -> Variable:
     if var is None:
         data = tensor._data
         var = gb.create_var(tensor.name, data.shape, data.dtype, persistable=True, stop_gradient=True)
-        sb = _startup_program.global_block()
+        sb = default_startup_program().global_block()
         if tensor.name not in sb.vars:
             sb.create_var(tensor.name, data.shape, data.dtype, persistable=True)
             with op_role("startup"):
@@ -278,7 +291,7 @@ def lift_buffer(program: Program, tensor: Tensor) -> Variable:
 def write_op(op: OpDef, inputs: tuple, attrs: dict, targets: list[Variable]) -> None:
     """Append `op` with its outputs written into existing `targets` (persistable state updated in place,
     as Paddle's batch_norm writes MeanOut into Mean): checked by infer_meta like any op."""
-    program = _main_program
+    program = default_main_program()
     block = program.current_block()
     if block.idx != 0:  # a cond / while body runs on a copy of the variables: the write would be lost
         raise unimplemented(op.name, "updating persistable state inside a control-flow branch or loop body "
@@ -296,7 +309,7 @@ def write_op(op: OpDef, inputs: tuple, attrs: dict, targets: list[Variable]) -> 
                                             f"'{t.name}' of {t._data.dtype}{list(t._data.shape)}.")
     block.append_op(op.name, {slot: [v.name] for slot, v in zip(op.inputs, in_vars)},
                     {slot: [t.name] for slot, t in zip(op.outputs, targets)}, attrs,
-                    source=user_source(), role=_op_role)
+                    source=user_source(), role=_build.op_role)
 
 
 def constant(block: Block, data: np.ndarray, name: str | None = None, declared: bool = False) -> Variable:
@@ -311,11 +324,11 @@ def constant(block: Block, data: np.ndarray, name: str | None = None, declared: 
     if data.size == 0 or np.all(data == data.flat[0]):
         value = data.flat[0].item() if data.size else 0
         block.append_op("fill_constant", {}, {"out": [var.name]},
-                        {"shape": tuple(data.shape), "dtype": data.dtype, "value": value}, role=_op_role)
+                        {"shape": tuple(data.shape), "dtype": data.dtype, "value": value}, role=_build.op_role)
     else:
         block.append_op("assign_value", {}, {"out": [var.name]},
                         {"shape": tuple(data.shape), "dtype": data.dtype, "values": np.array(data, copy=True)},
-                        role=_op_role)
+                        role=_build.op_role)
     return var
 
 
@@ -325,33 +338,33 @@ def fill_constant(block: Block, shape, dtype, value, name: str | None = None,
     var = block.create_var(name or block.program._unique_name("fill_constant"), shape, dtype)
     inputs = {"like": [like.name]} if like is not None and -1 in tuple(shape) else {}
     block.append_op("fill_constant", inputs, {"out": [var.name]},
-                    {"shape": tuple(shape), "dtype": np.dtype(dtype), "value": value}, role=_op_role)
+                    {"shape": tuple(shape), "dtype": np.dtype(dtype), "value": value}, role=_build.op_role)
     return var
 
 
 def fill_any_like(x: Variable, value, dtype) -> Variable:
     """`zeros_like(x)` & co. in a Program: a `fill_any_like` op, sized by x at run time (-1 dims too)."""
-    block = _main_program.current_block()
+    block = default_main_program().current_block()
     x = as_variable(block, x)
     var = block.create_var(block.program._unique_name("fill_any_like"), x._data.shape, dtype)
     block.append_op("fill_any_like", {"X": [x.name]}, {"out": [var.name]},
-                    {"value": value, "dtype": np.dtype(dtype)}, source=user_source(), role=_op_role)
+                    {"value": value, "dtype": np.dtype(dtype)}, source=user_source(), role=_build.op_role)
     return var
 
 
 def shape_of(x: Variable) -> Variable:
     """`paddle.shape(x)` in a Program: a `shape` op giving x's run-time shape as int32."""
-    block = _main_program.current_block()
+    block = default_main_program().current_block()
     x = as_variable(block, x)
     var = block.create_var(block.program._unique_name("shape"), (x._data.ndim,), np.int32)
-    block.append_op("shape", {"Input": [x.name]}, {"out": [var.name]}, {}, source=user_source(), role=_op_role)
+    block.append_op("shape", {"Input": [x.name]}, {"out": [var.name]}, {}, source=user_source(), role=_build.op_role)
     return var
 
 
 def fill_shaped(op_name: str, shape, value, dtype) -> Variable:
     """`paddle.full(shape, v)` in a Program where `shape` is a Variable (ShapeTensor) or a list holding
     Variables (ShapeTensorList): a `fill_constant` whose shape is read at run time."""
-    block = _main_program.current_block()
+    block = default_main_program().current_block()
     if isinstance(shape, Tensor):
         sv = as_variable(block, shape)
         if sv._data.ndim != 1 or sv._data.shape[0] < 0 or sv._data.dtype.kind not in "iu":
@@ -377,7 +390,7 @@ def fill_shaped(op_name: str, shape, value, dtype) -> Variable:
     var = block.create_var(block.program._unique_name(op_name), dims, dtype)
     block.append_op("fill_constant", inputs, {"out": [var.name]},
                     {"shape": tuple(dims), "dtype": np.dtype(dtype), "value": value}, source=user_source(),
-                    role=_op_role)
+                    role=_build.op_role)
     return var
 
 
@@ -398,7 +411,7 @@ def data(name: str, shape, dtype=None, lod_level: int = 0) -> Variable:
     if any(d < -1 for d in dims):
         raise invalid_argument("static.data", f"shape {list(shape)} has a negative dim other than -1.")
     np_dtype = default_float() if dtype is None else convert_dtype(dtype)
-    gb = _main_program.global_block()
+    gb = default_main_program().global_block()
     if name in gb.vars:
         raise invalid_argument("static.data", f"the program already has a variable named {name!r}.")
     return gb.create_var(name, dims, np_dtype, stop_gradient=True, is_data=True)
@@ -418,7 +431,7 @@ def create_parameter(shape, dtype=None, name: str | None = None, attr=None, is_b
     shape = tuple(int(s) for s in shape)
     np_dtype = default_float() if dtype is None else convert_dtype(dtype)
     name = attr.name or name or unique_name("create_parameter")
-    gb = _main_program.global_block()
+    gb = default_main_program().global_block()
     if name in gb.vars:
         raise invalid_argument("create_parameter", f"the program already has a variable named {name!r}.")
     var = gb.create_parameter(name, shape, np_dtype, trainable=attr.trainable)
@@ -429,7 +442,7 @@ def create_parameter(shape, dtype=None, name: str | None = None, attr=None, is_b
     if init is None:
         from ...nn import initializer as I
         init = I.Constant(0.0) if is_bias else I.XavierUniform()
-    sb = _startup_program.global_block()
+    sb = default_startup_program().global_block()
     sb.create_var(name, shape, np_dtype, persistable=True)
     op_type, attrs = initializer_op(init, shape, np_dtype)
     sb.append_op(op_type, {}, {"out": [name]}, attrs, role="startup")

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from .. import autotune, instrument
-from ..autograd import mode
+from ..thread_modes import modes
 from ..errors import MinipaddleError, invalid_argument, not_found, precondition_not_met
 from ..registry import KernelKey, get_op, kernel_fn
 from ..tensor import Tensor
@@ -260,7 +260,7 @@ class Executor:
                 data_names = [v.name for v in gb.vars.values() if v.is_data]
                 raise not_found("Executor.run", f"feed variable {name!r} is not in the program.",
                                 hint=f"the program's data variables: {data_names}.")
-            array = value._data if isinstance(value, Tensor) else np.asarray(value)
+            array = value._data if isinstance(value, Tensor) else _feed_array(name, value)
             want = var._data
             if array.dtype != want.dtype:
                 raise invalid_argument("Executor.run", f"feed '{name}' has dtype {array.dtype}, expected {want.dtype}.",
@@ -322,8 +322,8 @@ class Executor:
         steps, external = self.plan(block)
         if check_inputs:
             self._check_inputs(block, external, env)
-        prev_grad = mode.grad_enabled
-        mode.grad_enabled = False
+        prev_grad = modes.grad_enabled
+        modes.grad_enabled = False
         try:
             with eager_guard():
                 if self._observed:  # the debugger listens: the same loop, one "executor_op" event per op
@@ -356,7 +356,7 @@ class Executor:
             raise precondition_not_met("Executor.run", f"op '{step.op.type}' reads variable {e.args[0]!r}, "
                                                        "which has no value.") from None
         finally:
-            mode.grad_enabled = prev_grad
+            modes.grad_enabled = prev_grad
         return env
 
     @staticmethod
@@ -372,6 +372,20 @@ class Executor:
                 raise precondition_not_met("Executor.run", f"persistable variable '{name}' has no value in the scope.",
                                            hint="run the startup program first: exe.run(startup_program).")
             raise precondition_not_met("Executor.run", f"variable '{name}' is read before any op writes it.")
+
+
+def _feed_array(name: str, value) -> np.ndarray:
+    """A feed value as an array, with an error naming the feed for ragged lists or non-numbers."""
+    try:
+        array = np.asarray(value)
+    except ValueError as error:  # numpy 2: "setting an array element with a sequence ... inhomogeneous"
+        raise invalid_argument("Executor.run", f"feed '{name}' is a ragged nested list ({error}); it must be "
+                                               "rectangular.", hint="every row must have the same length; "
+                                                                    "pad the rows, or feed a numpy array.") from None
+    if array.dtype == object or array.dtype.kind in "USV":
+        raise invalid_argument("Executor.run", f"feed '{name}' holds {type(value).__name__} data numpy reads as "
+                                               f"{array.dtype}, expected numbers.")
+    return array
 
 
 def _run_kernel(step: _Step, env: dict) -> None:

@@ -84,8 +84,8 @@ def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor, weight: Ten
 
 
 def _building() -> bool:
-    from ...framework import dispatch as _dispatch
-    return _dispatch.static_builder is not None
+    from ...framework.thread_modes import modes
+    return modes.static_builder is not None
 
 
 def _static_batch_norm(x, running_mean, running_var, weight, bias, attrs: dict, update: bool, momentum: float):

@@ -3,7 +3,8 @@
 A Layer owns Parameters, buffers (state that is not trained, e.g. BatchNorm's running mean) and
 sublayers, all registered by plain attribute assignment (`self.fc = Linear(4, 2)`). Calling a
 layer runs forward pre-hooks, `forward`, then post-hooks, and pushes the layer's path
-(`MLP.encoder.fc1`) on `instrument.layer_stack` so every op knows which layer it ran under.
+(`MLP.encoder.fc1`) on this thread's `modes.layer_stack` (framework/thread_modes.py) so every
+op knows which layer it ran under.
 """
 from __future__ import annotations
 
@@ -15,11 +16,11 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from ...framework import instrument
 from ...framework.dtype import convert_dtype
 from ...framework.errors import invalid_argument, precondition_not_met
 from ...framework.parameter import Parameter, ParamAttr, create_parameter, unique_name
 from ...framework.tensor import Tensor
+from ...framework.thread_modes import modes
 
 __all__ = ["Layer"]
 
@@ -86,7 +87,7 @@ class Layer:
                 result = hook(self, inputs)
                 if result is not None:
                     inputs = result if isinstance(result, tuple) else (result,)
-        stack = instrument.layer_stack
+        stack = modes.layer_stack  # this thread's running layers (framework/thread_modes.py)
         stack.append([self, None])  # the path string is made only if someone asks (current_layer)
         try:
             outputs = self.forward(*inputs, **kwargs)

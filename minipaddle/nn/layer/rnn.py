@@ -22,7 +22,6 @@ from numbers import Integral
 
 import numpy as np
 
-from ...framework import instrument
 from ...framework.dtype import convert_dtype
 from ...framework.errors import invalid_argument
 from ...framework.ops.activation import relu, sigmoid
@@ -30,6 +29,7 @@ from ...framework.ops.elementwise import tanh, where
 from ...framework.ops.linalg import matmul
 from ...framework.ops.manipulation import concat, split, squeeze, stack
 from ...framework.tensor import Tensor
+from ...framework.thread_modes import modes
 from ..initializer import Constant, Uniform
 from .container import LayerList
 from .layers import Layer
@@ -287,7 +287,7 @@ def _run_rnn(cell: RNNCellBase, inputs: Tensor, initial_states, sequence_length,
     projected = None if hooked or kwargs else cell._project_inputs(inputs)  # our cells: every step's input part at once
     step_inputs = _unstack(inputs if projected is None else projected, time_axis)
     outputs = [None] * steps
-    stack_ = instrument.layer_stack  # the steps' ops belong to the cell's layer path
+    stack_ = modes.layer_stack  # the steps' ops belong to the cell's layer path
     stack_.append([cell, None])
     try:
         for t in (range(steps - 1, -1, -1) if is_reverse else range(steps)):
