@@ -47,8 +47,6 @@ KNOWN_UPWARD: dict[tuple[str, str], str] = {
 KNOWN_CYCLES: dict[tuple[str, ...], str] = {
     ("minipaddle.hapi.callbacks", "minipaddle.hapi.visualdl"): "a split by line count: visualdl's callback "
     "subclasses Callback while callbacks re-exports it (issue 15 item 8)",
-    ("minipaddle.vision.transforms.adjust", "minipaddle.vision.transforms.functional"): "functional re-exports "
-    "the colour adjustments, which use functional's image helpers: the helpers should move to their own module",
 }
 # (importing module, imported module, private name)
 KNOWN_PRIVATE: dict[tuple[str, str, str], str] = {

@@ -31,7 +31,7 @@ import numpy as np
 from ...framework.errors import invalid_argument
 from ...framework.ops.sampling import grid_sample_kernel
 from ...framework.tensor import Tensor
-from .functional import from_hwc, to_hwc
+from .image import from_hwc, to_hwc
 
 __all__ = ["adjust_brightness", "adjust_contrast", "adjust_saturation", "adjust_hue", "to_grayscale", "rotate",
            "affine", "perspective", "erase"]
