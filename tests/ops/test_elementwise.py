@@ -164,6 +164,17 @@ def test_pow_scalar_and_tensor_exponent():
     assert (2 ** paddle.to_tensor([1.0, 3.0])).numpy().tolist() == [2.0, 8.0]
 
 
+def test_the_gradient_of_pow_zero_is_zero_also_at_zero():
+    for make in (lambda x: paddle.pow(x, 0.0), lambda x: x ** 0, lambda x: paddle.pow(x, paddle.zeros([3]))):
+        x = paddle.to_tensor([0.0, 2.0, -1.0], stop_gradient=False)
+        with np.errstate(all="ignore"):
+            make(x).sum().backward()
+        assert x.grad.numpy().tolist() == [0.0, 0.0, 0.0]   # PyTorch and Paddle: 0, not NaN at x = 0
+    x = paddle.to_tensor([0.0, 2.0], stop_gradient=False)
+    (x ** 3).sum().backward()
+    assert x.grad.numpy().tolist() == [0.0, 12.0]
+
+
 def test_where_selects_and_routes_gradients():
     c = paddle.to_tensor([True, False, True])
     x = paddle.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)

@@ -296,6 +296,26 @@ def test_softmax_is_stable_for_large_inputs_and_takes_dtype():
     assert paddle.softmax(paddle.to_tensor(3.0)).item() == 1.0
 
 
+@pytest.mark.parametrize("kernel", ["numpy", "numba"])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_rows_with_inf_or_nan_are_nan_as_in_paddle_and_torch(name, kernel):
+    from minipaddle.framework.registry import KernelKey, get_op
+    fn = {k.name: k.fn for k in get_op(name).kernels[KernelKey("cpu", np.dtype("float32"))]}[kernel]
+    inf, nan = np.inf, np.nan
+    x = np.array([[inf, 1.0, 2.0], [-inf, -inf, -inf], [nan, 1.0, 2.0], [-inf, 1.0, 2.0], [inf, inf, 0.0]],
+                 np.float32)
+    with np.errstate(all="raise"):  # no warning on the way either
+        out = fn(x, axis=-1)
+    assert np.isnan(out[[0, 1, 2, 4]]).all()
+    finite = np.array([0.0, 1 / (1 + np.e), np.e / (1 + np.e)], np.float32)
+    with np.errstate(divide="ignore"):
+        expected = finite if name == "softmax" else np.log(finite)
+    np.testing.assert_allclose(out[3], expected, rtol=1e-6)
+    torch = torch_or_skip()
+    reference = getattr(torch, name)(torch.from_numpy(x), -1).numpy()
+    np.testing.assert_array_equal(np.isnan(out), np.isnan(reference))
+
+
 @pytest.mark.parametrize("name", ["softmax", "log_softmax"])
 def test_numba_softmax_kernel_matches_numpy_kernel(name):
     from minipaddle.framework.registry import KernelKey, get_op

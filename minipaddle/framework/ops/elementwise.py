@@ -129,7 +129,11 @@ def remainder_grad(node, dout):
 def elementwise_pow_grad(node, dout):
     x, y, out = node.x, node.y, node.out
     safe_log = log(where(x > 0, x, ones_like(x)))  # d/dy is 0 where x <= 0 (Paddle's choice)
-    return dout * y * elementwise_pow(x, y - 1), dout * out * safe_log
+    # d/dx x**y = y * x**(y-1), except that x**0 is the constant 1: its slope is 0 also at x = 0, where
+    # the formula would give 0 * 0**-1 = 0 * inf = NaN (Paddle and PyTorch give 0 there too)
+    slope = y * elementwise_pow(x, y - 1)
+    slope = where(y == 0, zeros_like(slope), slope)
+    return dout * slope, dout * out * safe_log
 
 
 ADD = register_op("add", inputs=("x", "y"), infer_meta=binary_meta_for("add"), backward=add_grad)

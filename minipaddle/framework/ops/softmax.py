@@ -1,6 +1,7 @@
 """softmax and log_softmax along one axis: numpy kernels (the default) and numba row kernels.
 
-Both subtract the max along the axis before exp, so no finite input overflows. Their gradients
+Both subtract the max along the axis before exp, so no finite input overflows; a row holding +inf
+or NaN, or only -inf, comes out all NaN, as in Paddle and PyTorch (see _shifted). Their gradients
 are written with ops on the saved output: softmax: out * (dout - sum(dout * out)); log_softmax:
 dout - exp(out) * sum(dout).
 """
@@ -34,21 +35,27 @@ def log_softmax_grad(node, dout):
 
 
 def _shifted(x, axis):
-    """x minus its max along `axis` (0-D: axis None), so exp never overflows."""
+    """x minus its max along `axis` (0-D: axis None), so exp never overflows.
+
+    The rule for non-finite rows, Paddle's and PyTorch's: a row holding +inf or NaN gives NaN in
+    every entry (inf - inf is NaN, and the row's sum carries it), and so does a row of only -inf
+    (0 / 0). A -inf max is not subtracted, which leaves exp(-inf) = 0 for that row's entries."""
     axis = None if x.ndim == 0 else axis
     m = np.max(x, axis=axis, keepdims=True, initial=-np.inf)
-    return x - np.where(np.isfinite(m), m, 0), axis
+    with np.errstate(invalid="ignore"):
+        return x - np.where(m == -np.inf, 0, m), axis
 
 
 def softmax_kernel(x, axis=-1):
     shifted, axis = _shifted(x, axis)
     e = np.exp(shifted)
-    return e / np.sum(e, axis=axis, keepdims=True)
+    with np.errstate(invalid="ignore"):  # the all -inf row: 0 / 0 is its NaN
+        return e / np.sum(e, axis=axis, keepdims=True)
 
 
 def log_softmax_kernel(x, axis=-1):
     shifted, axis = _shifted(x, axis)
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
         return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
 

@@ -12,14 +12,15 @@ from numba import njit
 
 @njit(cache=True)
 def _row_shift(x, r):
-    """The row's max, subtracted before exp so it never overflows (0 when the max is not finite)."""
+    """The row's max, subtracted before exp so it never overflows. A +inf max is subtracted too, so the
+    row comes out NaN (inf - inf), as in Paddle and PyTorch; a -inf max (a row of only -inf) is not."""
     m = -np.inf
     for j in range(x.shape[1]):
         m = max(m, x[r, j])
-    return m if np.isfinite(m) else 0.0
+    return m if m != -np.inf else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")  # numpy's float rules: a row of only -inf is 0 / 0 = NaN, not an error
 def softmax_rows(x, out):
     """out[r] = exp(x[r] - max(x[r])) / sum(...) for each row r of a (rows, n) array."""
     rows, n = x.shape
