@@ -144,11 +144,12 @@ def _unsupported(obj, where: str) -> Exception:
 def _encode_meta(api: str, meta: dict) -> bytes:
     """The JSON member, refused if loading would refuse it: every file written loads back."""
     text = json.dumps(meta, separators=(",", ":")).encode("utf-8")
-    if len(text) > bounded_json.MAX_JSON_BYTES:
-        raise invalid_argument(api, f"the structure would take {len(text)} bytes of JSON; loading reads at most "
-                                    f"{bounded_json.MAX_JSON_BYTES}, so it is not saved.",
+    try:
+        bounded_json.check(text, "the structure's description")
+    except ValueError as err:
+        raise invalid_argument(api, f"{err} Loading would refuse it, so it is not saved.",
                                hint="keep long lists of numbers as a numpy array or Tensor (stored as an array, "
-                                    "not as JSON).")
+                                    "not as JSON).") from None
     return text
 
 

@@ -66,7 +66,17 @@ def test_paddle_save_refuses_a_structure_whose_json_loading_would_refuse(tmp_pat
     path = str(tmp_path / "h.pdparams")
     paddle.save({"loss": [0.5] * 10}, path)
     monkeypatch.setattr(bounded_json, "MAX_JSON_BYTES", 300)
-    with pytest.raises(ValueError, match="would take .* bytes of JSON; loading reads at most 300"):
+    with pytest.raises(ValueError, match=r"is \d+ bytes of JSON; at most 300 are read.*Loading would refuse it"):
         paddle.save({"loss": [0.5] * 100}, path)
     monkeypatch.undo()
     assert paddle.load(path) == {"loss": [0.5] * 10}
+
+
+def test_a_document_of_many_tiny_containers_is_refused_before_it_becomes_objects():
+    # 3 bytes of text per empty list, ~80 bytes of memory each once parsed: a 26x memory bomb
+    bomb = b"[" + b"[]," * (bounded_json.MAX_CONTAINERS + 1) + b"0]"
+    with pytest.raises(ValueError, match=r"bomb.json holds \d+ lists/objects and \d+ values; at most 1000000"):
+        bounded_json.loads(bomb, "bomb.json")
+    many_values = b"[" + b"0," * (bounded_json.MAX_VALUES + 1) + b"0]"
+    with pytest.raises(ValueError, match="values; at most"):
+        bounded_json.loads(many_values, "values.json")

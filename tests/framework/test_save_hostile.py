@@ -88,6 +88,9 @@ def hostile(tmp_path_factory):
     # 4. a 2,000-deep JSON member
     deep = b'{"format": "minipaddle.save", "version": 1, "arrays": {}, "root": ' + b"[" * 2000 + b"]" * 2000 + b"}"
     cases["2,000-deep JSON member"] = ("paddle.load", _archive(str(d / "deep.pdparams"), deep))
+    # 4b. a JSON member of 4 million empty lists: 12 MB of text, ~300 MB as Python objects
+    tiny = b'{"format": "minipaddle.save", "version": 1, "arrays": {}, "root": [' + b"[]," * 4_000_000 + b"0]}"
+    cases["JSON member of 4M empty lists"] = ("paddle.load", _archive(str(d / "tiny.pdparams"), tiny))
     # 5. a stray pickle member and a ../ path beside a real array
     stray = str(d / "stray.pdparams")
     paddle.save({"w": np.ones(4, "float32")}, stray)
@@ -152,7 +155,8 @@ def results(hostile):
 
 
 HOSTILE = ["zip header claims 3.6 GB", "JSON member deflates 1000x", "declares a valid 2 GiB array",
-           "2,000-deep JSON member", "stray data.pkl and ../ members", "jit .json deep", "jit .json huge",
+           "2,000-deep JSON member", "JSON member of 4M empty lists", "stray data.pkl and ../ members",
+           "jit .json deep", "jit .json huge",
            "jit .pdiparams claims 3.6 GB", "jit .pdiparams unlisted deflated member",
            "inference .pdiparams claims 3.6 GB", "static.save .json 2,000 deep",
            "Model .pdparams claims 3.6 GB"]
@@ -160,6 +164,7 @@ EXPECTED = {"zip header claims 3.6 GB": "claims 3600000000 bytes, past the end",
             "JSON member deflates 1000x": "compressed",
             "declares a valid 2 GiB array": "shorter than its shape",
             "2,000-deep JSON member": "nested 200[01] levels deep",
+            "JSON member of 4M empty lists": r"holds 400000\d lists/objects",
             "stray data.pkl and ../ members": r"unexpected member\(s\) \['../escape.npy', 'data.pkl'\]",
             "jit .json deep": "nested 2000 levels deep",
             "jit .json huge": "bytes of JSON; at most",

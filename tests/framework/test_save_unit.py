@@ -188,7 +188,7 @@ def test_a_program_json_loading_would_refuse_is_not_saved_and_the_old_model_stay
     prefix = save_jit_plain(str(tmp_path))
     before = load_jit(prefix)
     monkeypatch.setattr(bounded_json, "MAX_JSON_BYTES", 1000)     # the program JSON is ~3.5 KB
-    with pytest.raises(MinipaddleError, match=r"net.scores.json would be \d+ bytes of JSON"):
+    with pytest.raises(MinipaddleError, match=r"net.scores.json is \d+ bytes of JSON; at most 1000 .*not saved"):
         save_jit_plain(str(tmp_path), seed=3)
     monkeypatch.undo()
     assert load_jit(prefix) == before and _temps(str(tmp_path)) == []

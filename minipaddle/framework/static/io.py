@@ -85,13 +85,12 @@ def write_json(unit: SaveUnit, path: str, meta: dict) -> str:
     meta = dict(meta)
     meta["sha256"] = _checksum(meta)
     text = json.dumps(meta).encode("utf-8")
-    depth = bounded_json.nesting_depth(text)
-    if len(text) > bounded_json.MAX_JSON_BYTES or depth > bounded_json.MAX_DEPTH:
-        raise invalid_argument(unit.api, f"{os.path.basename(path)} would be {len(text)} bytes of JSON nested "
-                                         f"{depth} deep; loading reads at most {bounded_json.MAX_JSON_BYTES} bytes "
-                                         f"and {bounded_json.MAX_DEPTH} levels, so it is not saved.",
+    try:
+        bounded_json.check(text, os.path.basename(path))
+    except ValueError as err:
+        raise invalid_argument(unit.api, f"{err} Loading would refuse it, so it is not saved.",
                                hint="large constants belong in parameters (paddle.create_parameter), not in "
-                                    "the program.")
+                                    "the program.") from None
 
     def write(f) -> str:
         f.write(text)
