@@ -68,8 +68,6 @@ KNOWN_LONG_FILES: dict[str, str] = {
 KNOWN_LONG_FUNCTIONS: dict[str, str] = {
     "minipaddle/framework/autograd/engine.py:run_backward": "issue 15 item 3 splits it into backward(), a grad() "
     "planner and tracing",
-    "minipaddle/vision/datasets/batch_reader.py:read_pickled_batch": "a restricted reader of one exact pickle "
-    "layout (CIFAR batches), never unpickling: one state machine",
     "minipaddle/visualizer/builder.py:_on_op": "with the TraceBuilder split (issue 15)",
 }
 

@@ -152,7 +152,68 @@ def _pop_mark(stack: list) -> list:
     raise UnsafePickle("a MARK-less collection")
 
 
-def read_pickled_batch(data: bytes, what: str = "file"):  # noqa: C901 - one branch per opcode, on purpose
+# Opcodes that push one value, as data: (a struct format) or (length format, whether it is text).
+_NUMBERS = {b"J": "<i", b"K": "<B", b"M": "<H", b"G": ">d"}               # BININT, BININT1, BININT2, BINFLOAT
+_SIZED = {b"U": ("<B", False), b"T": ("<i", False),                       # SHORT_BINSTRING, BINSTRING (py2 str)
+          b"C": ("<B", False), b"B": ("<I", False),                       # SHORT_BINBYTES, BINBYTES
+          b"X": ("<I", True), b"\x8c": ("<B", True)}                      # BINUNICODE, SHORT_BINUNICODE
+_CONSTANTS = {b"N": None, b"\x88": True, b"\x89": False}
+_EMPTY = {b"}": dict, b"]": list, b")": tuple}
+_MEMO_PUT = {b"q": "<B", b"r": "<I"}                                       # BINPUT, LONG_BINPUT
+_MEMO_GET = {b"h": "<B", b"j": "<I"}                                       # BINGET, LONG_BINGET
+
+
+def _global(module: str, name: str) -> _Global:
+    if (module, name) not in _ALLOWED_GLOBALS:
+        raise UnsafePickle(f"a reference to {module}.{name}")
+    return _Global(module, name)
+
+
+def _structure_op(op: bytes, r: _Reader, stack: list, memo: dict) -> None:
+    """The opcodes that build containers, call the allowed reconstructors, or only frame the stream."""
+    if op == b"\x80":                                  # PROTO
+        r.take(1)
+    elif op == b"\x95":                                # FRAME (protocol 4): only a length
+        r.take(8)
+    elif op == b"(":
+        stack.append(_MARK)
+    elif op == b"t":
+        stack.append(tuple(_pop_mark(stack)))
+    elif op in (b"\x85", b"\x86", b"\x87"):            # TUPLE1/2/3
+        n = op[0] - 0x84
+        items = tuple(stack[-n:])
+        del stack[-n:]
+        stack.append(items)
+    elif op == b"a":
+        value = stack.pop()
+        stack[-1].append(value)
+    elif op == b"e":
+        items = _pop_mark(stack)
+        stack[-1].extend(items)
+    elif op in (b"s", b"u"):                           # SETITEM, SETITEMS
+        items = [stack.pop(-2), stack.pop()] if op == b"s" else _pop_mark(stack)
+        for key, value in zip(items[::2], items[1::2]):
+            stack[-1][key] = value
+    elif op == b"\x8a":                                # LONG1
+        stack.append(int.from_bytes(r.take(r.unpack("<B")), "little", signed=True))
+    elif op == b"\x94":                                # MEMOIZE
+        memo[len(memo)] = stack[-1]
+    elif op == b"c":                                   # GLOBAL module\nname\n
+        stack.append(_global(r.line(), r.line()))
+    elif op == b"\x93":                                # STACK_GLOBAL
+        name, module = stack.pop(), stack.pop()
+        stack.append(_global(module, name))
+    elif op == b"R":                                   # REDUCE: only the allowed reconstructors, built here
+        args, func = stack.pop(), stack.pop()
+        stack.append(_reduce(func, args))
+    elif op == b"b":                                   # BUILD
+        state = stack.pop()
+        _build(stack[-1], state)
+    else:
+        raise UnsafePickle(f"the pickle opcode {op!r} at byte {r.pos - 1}")
+
+
+def read_pickled_batch(data: bytes, what: str = "file"):
     """The value of a pickle that holds only plain data and numeric numpy arrays (a CIFAR batch)."""
     r = _Reader(data)
     stack: list = []
@@ -160,98 +221,24 @@ def read_pickled_batch(data: bytes, what: str = "file"):  # noqa: C901 - one bra
     try:
         while True:
             op = r.take(1)
-            if op == b"\x80":                       # PROTO
-                r.take(1)
-            elif op == b"\x95":                     # FRAME (protocol 4): only a length
-                r.take(8)
-            elif op == b".":                        # STOP
+            if op == b".":                             # STOP ends the pickle
                 break
-            elif op == b"(":
-                stack.append(_MARK)
-            elif op == b"}":
-                stack.append({})
-            elif op == b"]":
-                stack.append([])
-            elif op == b")":
-                stack.append(())
-            elif op == b"t":
-                stack.append(tuple(_pop_mark(stack)))
-            elif op in (b"\x85", b"\x86", b"\x87"):   # TUPLE1/2/3
-                n = op[0] - 0x84
-                items = tuple(stack[-n:])
-                del stack[-n:]
-                stack.append(items)
-            elif op == b"a":
-                value = stack.pop()
-                stack[-1].append(value)
-            elif op == b"e":
-                items = _pop_mark(stack)
-                stack[-1].extend(items)
-            elif op == b"s":
-                value, key = stack.pop(), stack.pop()
-                stack[-1][key] = value
-            elif op == b"u":
-                items = _pop_mark(stack)
-                target = stack[-1]
-                for k, v in zip(items[::2], items[1::2]):
-                    target[k] = v
-            elif op == b"J":
-                stack.append(r.unpack("<i"))
-            elif op == b"K":
-                stack.append(r.unpack("<B"))
-            elif op == b"M":
-                stack.append(r.unpack("<H"))
-            elif op == b"\x8a":                     # LONG1
-                n = r.unpack("<B")
-                stack.append(int.from_bytes(r.take(n), "little", signed=True))
-            elif op == b"G":
-                stack.append(r.unpack(">d"))
-            elif op == b"N":
-                stack.append(None)
-            elif op == b"\x88":
-                stack.append(True)
-            elif op == b"\x89":
-                stack.append(False)
-            elif op == b"U":                        # SHORT_BINSTRING (a Python 2 str): bytes
-                stack.append(r.take(r.unpack("<B")))
-            elif op == b"T":                        # BINSTRING
-                stack.append(r.take(r.unpack("<i")))
-            elif op == b"C":                        # SHORT_BINBYTES
-                stack.append(r.take(r.unpack("<B")))
-            elif op == b"B":                        # BINBYTES
-                stack.append(r.take(r.unpack("<I")))
-            elif op == b"X":                        # BINUNICODE
-                stack.append(r.take(r.unpack("<I")).decode("utf-8"))
-            elif op == b"\x8c":                     # SHORT_BINUNICODE
-                stack.append(r.take(r.unpack("<B")).decode("utf-8"))
-            elif op == b"q":
-                memo[r.unpack("<B")] = stack[-1]
-            elif op == b"r":
-                memo[r.unpack("<I")] = stack[-1]
-            elif op == b"\x94":                     # MEMOIZE
-                memo[len(memo)] = stack[-1]
-            elif op == b"h":
-                stack.append(memo[r.unpack("<B")])
-            elif op == b"j":
-                stack.append(memo[r.unpack("<I")])
-            elif op == b"c":                        # GLOBAL module\nname\n
-                module, name = r.line(), r.line()
-                if (module, name) not in _ALLOWED_GLOBALS:
-                    raise UnsafePickle(f"a reference to {module}.{name}")
-                stack.append(_Global(module, name))
-            elif op == b"\x93":                     # STACK_GLOBAL
-                name, module = stack.pop(), stack.pop()
-                if (module, name) not in _ALLOWED_GLOBALS:
-                    raise UnsafePickle(f"a reference to {module}.{name}")
-                stack.append(_Global(module, name))
-            elif op == b"R":
-                args, func = stack.pop(), stack.pop()
-                stack.append(_reduce(func, args))
-            elif op == b"b":
-                state = stack.pop()
-                _build(stack[-1], state)
+            if op in _NUMBERS:
+                stack.append(r.unpack(_NUMBERS[op]))
+            elif op in _SIZED:
+                length, is_text = _SIZED[op]
+                raw = r.take(r.unpack(length))
+                stack.append(raw.decode("utf-8") if is_text else raw)
+            elif op in _CONSTANTS:
+                stack.append(_CONSTANTS[op])
+            elif op in _EMPTY:
+                stack.append(_EMPTY[op]())
+            elif op in _MEMO_PUT:
+                memo[r.unpack(_MEMO_PUT[op])] = stack[-1]
+            elif op in _MEMO_GET:
+                stack.append(memo[r.unpack(_MEMO_GET[op])])
             else:
-                raise UnsafePickle(f"the pickle opcode {op!r} at byte {r.pos - 1}")
+                _structure_op(op, r, stack, memo)
         if len(stack) != 1:
             raise UnsafePickle("a pickle that leaves no single value")
         return _resolve(stack[0])
