@@ -33,7 +33,7 @@ MAX_DEPTH = 200             # programs nest a few levels per block; paddle.save 
 MAX_CONTAINERS = 1_000_000  # [ and {: an empty one costs ~80 bytes as a Python object
 MAX_VALUES = 4_000_000      # separators (commas): each a number or string of ~30 bytes as an object
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
-_CHUNK = 1 << 20
+_CHUNK = 1 << 18   # bytes counted at a time: a few MB of temporaries whatever the size
 
 
 def measure(data: bytes) -> tuple[int, int, int]:
@@ -48,10 +48,10 @@ def measure(data: bytes) -> tuple[int, int, int]:
         opening = (chunk == ord("[")) | (chunk == ord("{"))
         step = opening.astype(np.int32)
         step -= ((chunk == ord("]")) | (chunk == ord("}"))).astype(np.int32)
-        running = np.cumsum(step, dtype=np.int64) + depth
+        running = np.cumsum(step, dtype=np.int32)   # within one chunk: |sum| <= _CHUNK
         if len(running):
-            deepest = max(deepest, int(running.max()))
-            depth = int(running[-1])
+            deepest = max(deepest, depth + int(running.max()))
+            depth += int(running[-1])
         containers += int(opening.sum())
         commas += int((chunk == ord(",")).sum())
     return deepest, containers, commas

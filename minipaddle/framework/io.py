@@ -57,7 +57,7 @@ _KEY_TYPES = ("str", "int", "float", "bool", "none")
 # each dict adds 3 JSON levels ({"type", "items": [[key, value]]}), so this keeps any file paddle.save
 # writes within what bounded_json lets paddle.load read
 MAX_CONTAINER_DEPTH = bounded_json.MAX_DEPTH // 3 - 1
-_READ_CHUNK = 16 << 20   # arrays are read in pieces this big straight into their buffer (no second copy)
+_READ_CHUNK = 4 << 20    # arrays are read in pieces this big straight into their buffer (no second copy)
 
 
 class _Writer:

@@ -188,4 +188,4 @@ def test_hostile_file_is_refused_clearly_with_a_small_peak(case, results, hostil
 def test_a_real_large_file_loads_with_about_one_copy(case, results):
     got = results[case]
     assert got["error"] is None, got
-    assert got["peak_mb"] < 1.3 * (BIG >> 20), got   # the arrays once, plus small change
+    assert got["peak_mb"] < 1.15 * (BIG >> 20), got   # the arrays once (96 MB here; 288 MB before issue 16)
