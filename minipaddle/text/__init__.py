@@ -6,8 +6,8 @@
 from __future__ import annotations
 
 from . import datasets  # noqa: F401
-from .datasets import WMT14, Imdb, Imikolov, Movielens, UCIHousing  # noqa: F401
+from .datasets import WMT14, Conll05st, Imdb, Imikolov, Movielens, UCIHousing  # noqa: F401
 from .viterbi_decode import ViterbiDecoder, viterbi_decode  # noqa: F401
 
-__all__ = ["datasets", "Imdb", "Imikolov", "Movielens", "UCIHousing", "WMT14", "ViterbiDecoder",
+__all__ = ["datasets", "Conll05st", "Imdb", "Imikolov", "Movielens", "UCIHousing", "WMT14", "ViterbiDecoder",
            "viterbi_decode"]

@@ -254,3 +254,41 @@ def voc2012_split_lists(paddle):
             out[mode] = {"len": len(data), "data": data.data, "labels": data.labels}
             del data
         return out
+
+
+def _conll_files(folder):
+    import gzip
+    words = b"The\ncat\nsat\non\nthe\nmat\n\nDogs\nbark\nloudly\n\n"
+    props = (b"-    (A0*    (A1*\n-    *)      *)\nsit  (V*)    *\n-    (AM-LOC*  *\nrest *       (V*)\n-    *)      *\n\n"
+             b"-    (A0*)\nbark (V*)\n-    (AM-MNR*)\n\n")
+    path = os.path.join(folder, "conll05st-tests.tar.gz")
+    with tarfile.open(path, "w:gz") as tar:
+        for name, text in (("conll05st-release/test.wsj/words/test.wsj.words.gz", words),
+                           ("conll05st-release/test.wsj/props/test.wsj.props.gz", props)):
+            data = gzip.compress(text)
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    dicts = {"word": "the\ncat\nsat\non\nmat\nbos\neos\nDogs\n", "verb": "bark\nsit\nrest\n",
+             "target": "B-A0\nI-A0\nB-A1\nI-A1\nB-V\nI-V\nB-AM-LOC\nI-AM-LOC\nB-AM-MNR\nI-AM-MNR\nO\n", "emb": "x"}
+    paths = {}
+    for key, text in dicts.items():
+        paths[key] = os.path.join(folder, key + ".txt")
+        with open(paths[key], "w") as f:
+            f.write(text)
+    return path, paths
+
+
+@case
+def conll05st_samples(paddle):
+    with tempfile.TemporaryDirectory() as folder:
+        path, d = _conll_files(folder)
+        data = paddle.text.datasets.Conll05st(data_file=path, word_dict_file=d["word"], verb_dict_file=d["verb"],
+                                              target_dict_file=d["target"], emb_file=d["emb"])
+        tags = {v: k for k, v in data.get_dict()[2].items()}     # label ids are set order in Paddle: compare tags
+        samples = []
+        for i in range(len(data)):
+            sample = [a.tolist() for a in data[i]]
+            samples.append(sample[:-1] + [[tags[t] for t in sample[-1]]])
+        return {"len": len(data), "samples": samples, "labels": sorted(data.get_dict()[2]),
+                "embedding is the file": data.get_embedding() == d["emb"]}

@@ -137,3 +137,14 @@ def test_wmt14_pairs_dictionaries_and_errors(tmp_path):
         WMT14(path)
     with pytest.raises(InvalidArgument, match="mode got 'dev'"):
         WMT14(path, mode="dev", dict_size=4)
+
+
+def test_conll05st_bio_tags_and_missing_files(tmp_path, monkeypatch):
+    from minipaddle.text.datasets import Conll05st
+    from minipaddle.text.datasets.conll05 import bio_tags
+    assert bio_tags(["(A0*", "*", "*)", "(V*)", "*", "(A1*)"]) == ["B-A0", "I-A0", "I-A0", "B-V", "O", "B-A1"]
+    with pytest.raises(InvalidArgument, match="unexpected label 'A0'"):
+        bio_tags(["A0"])
+    monkeypatch.setenv("MINIPADDLE_DATA_HOME", str(tmp_path))
+    with pytest.raises(DatasetFileNotFound, match="conll05st/conll05st-tests.tar.gz was not found"):
+        Conll05st()
