@@ -259,7 +259,8 @@ def voc2012_split_lists(paddle):
 def _conll_files(folder):
     import gzip
     words = b"The\ncat\nsat\non\nthe\nmat\n\nDogs\nbark\nloudly\n\n"
-    props = (b"-    (A0*    (A1*\n-    *)      *)\nsit  (V*)    *\n-    (AM-LOC*  *\nrest *       (V*)\n-    *)      *\n\n"
+    props = (b"-    (A0*    (A1*\n-    *)      *)\nsit  (V*)    *\n-    (AM-LOC*  *\n"
+             b"rest *       (V*)\n-    *)      *\n\n"
              b"-    (A0*)\nbark (V*)\n-    (AM-MNR*)\n\n")
     path = os.path.join(folder, "conll05st-tests.tar.gz")
     with tarfile.open(path, "w:gz") as tar:
