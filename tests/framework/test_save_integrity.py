@@ -175,3 +175,18 @@ def test_an_older_format_file_cannot_stand_in_for_one_the_manifest_lists(fmt, na
     np.savez(str(tmp_path / name) + ".npz", **{k: np.zeros_like(v) for k, v in arrays.items()})
     with pytest.raises(MinipaddleError, match=rf"only '.*{name}.npz' \(an older-format file"):
         load(prefix)
+
+
+@pytest.mark.parametrize("damage, offset, value", [
+    ("extract version 6.4 (zipfile: NotImplementedError)", 6, 64),
+    ("encrypted flag (zipfile: RuntimeError)", 8, 0x01),
+    ("a renamed member (refused as unexpected)", 46, ord("b"))])
+def test_damaged_zip_headers_are_invalid_argument_naming_the_file(damage, offset, value, tmp_path):
+    path = str(tmp_path / "m.pdparams")
+    paddle.save({"w": np.ones(3, "float32")}, path)
+    data = bytearray(open(path, "rb").read())
+    central = data.rfind(b"PK\x01\x02")          # the last member's central-directory entry
+    data[central + offset] = value
+    open(path, "wb").write(bytes(data))
+    with pytest.raises(MinipaddleError, match=r"paddle.load: cannot load '.*m.pdparams'"):
+        paddle.load(path)
