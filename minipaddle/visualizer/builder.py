@@ -59,6 +59,7 @@ MAX_INNER_OPS = 32      # ops listed per backward step (the rest are only counte
 MAX_NAN_EVENTS = 100    # NaN/Inf occurrences listed (all are counted)
 MAX_AUTOTUNE = 200      # autotune decisions kept (the first ones: later calls of a class reuse them)
 SAME_CHECK_NUMEL = 1024  # from this size, comparing with a known state is cheaper than summarizing
+HOLD_SHARE = 0.7         # of max_bytes, what the recorder holds (the rest is for building the document)
 SWEEP_MIN = 1024         # id tables are swept of dead objects' entries from this size on
 
 
@@ -69,6 +70,9 @@ class TraceBuilder:
                  values_max_numel: int = 64, backward: bool = True) -> None:
         self.values = values
         self.max_bytes = max_bytes
+        # what the recorder itself may hold: building the document allocates about 0.85x of that again,
+        # so recording and building together stay under 1.5x max_bytes (test_budget.py measures it)
+        self.hold_bytes = int(max_bytes * HOLD_SHARE)
         self.max_steps = max_steps
         self.values_max_numel = values_max_numel
         self.backward = backward
@@ -247,7 +251,7 @@ class TraceBuilder:
         if self.values == "small" and data.size > self.values_max_numel:
             return None, "size", 0
         nbytes = int(data.size) * VALUE_BYTES
-        if self.values_bytes + nbytes > self.max_bytes // 2:  # values may take half the budget
+        if self.values_bytes + nbytes > self.hold_bytes // 2:  # values may take half the budget
             self.values_omitted_budget += 1
             return None, "budget", 0
         return np.array(data, copy=True), None, nbytes
@@ -655,10 +659,10 @@ class TraceBuilder:
         self.steps.append((step, held, STEP_BYTES))
         self.bytes_used += STEP_BYTES
         self.next_step += 1
-        if self.bytes_used > self.max_bytes or len(self.steps) > self.max_steps:
+        if self.bytes_used > self.hold_bytes or len(self.steps) > self.max_steps:
             keep_from = self._keep_from()
             while len(self.steps) > 1:
-                over_bytes = self.bytes_used > self.max_bytes  # the memory bound: always enforced
+                over_bytes = self.bytes_used > self.hold_bytes  # the memory bound: always enforced
                 over_steps = len(self.steps) > self.max_steps and self.steps[0][0]["index"] < keep_from
                 if not (over_bytes or over_steps):
                     break

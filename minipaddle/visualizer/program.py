@@ -329,9 +329,9 @@ class ProgramRecording:
         if not self.active:
             return
         run = self.active[-1]
-        while builder.bytes_used >= builder.max_bytes and self.runs:  # the budget: older runs go first
+        while builder.bytes_used >= builder.hold_bytes and self.runs:  # the budget: older runs go first
             self._drop_oldest(builder)
-        if len(run["steps"]) >= MAX_RUN_STEPS or builder.bytes_used >= builder.max_bytes:
+        if len(run["steps"]) >= MAX_RUN_STEPS or builder.bytes_used >= builder.hold_bytes:
             run["steps_dropped"] += 1
             return
         op, start = e["op"], e["start_ns"]
