@@ -82,13 +82,15 @@ def record(max_bytes: int = 64 << 20, values: str = "small", backward: bool = Tr
     """Record the ops, gradients and updates run inside a `with` block into a trace document.
 
     Args:
-        max_bytes: the memory the recording may hold (estimated; its JSON is about a third of it, plus
-            the values kept). Values stop being kept first (they may use half), then the oldest
-            steps are dropped (noted in the trace's `recording.dropped_steps`).
+        max_bytes: the memory recording and building its document may take together (the peak stays
+            under 1.5x it: the recorder holds 0.7 of it, building the document needs about as much
+            again). Values stop being kept first (they may use half), then the oldest steps are
+            dropped (noted in the trace's `recording.dropped_steps`).
         values: "small" keeps the values of tensors with at most `values_max_numel` elements,
             "none" keeps summaries only, "all" keeps every tensor's values the budget allows.
         backward: also record the backward pass node by node.
-        max_steps: the ring buffer's length: older steps are dropped beyond it.
+        max_steps: the ring buffer's length: older steps are dropped beyond it, except those of the
+            newest complete training iteration (a deep model's forward pass survives its backward).
         values_max_numel: what "small" means.
     """
     api = "debug.record"
