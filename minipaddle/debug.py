@@ -65,10 +65,10 @@ class Recorder:
         if self._builder is None:
             raise precondition_not_met("debug.record", "nothing was recorded yet.",
                                        hint="use `with paddle.debug.record() as rec:` first.")
-        if self._trace is None or self._trace_version != self._builder._version:
+        if self._trace is None or self._trace_version != self._builder.version:
             document = self._builder.build()
             self._trace = Trace(document, texts=self._builder.cache if self._builder.cache.on else None)
-            self._trace_version = self._builder._version
+            self._trace_version = self._builder.version
         return self._trace
 
     def __repr__(self) -> str:

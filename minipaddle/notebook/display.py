@@ -71,19 +71,7 @@ def tensor_graph(tensor, recorder=None, max_nodes: int = 60) -> dict:
 def recorded_id(recorder, obj) -> str | None:
     """The trace id ("t7", "g3") a finished recorder gave a live Tensor or GradNode, if it kept it."""
     builder = getattr(recorder, "_builder", None)
-    if builder is None:
-        return None
-    objects = builder.objects
-    if hasattr(obj, "next_edges") or hasattr(obj, "tensor_ref"):  # a GradNode / AccumulateGrad
-        gid = builder._lookup(builder._node_ids, obj)
-        return gid if gid in objects else None
-    if obj._node is not None:  # an op's output: the recorder names it through its grad node
-        gid = builder._lookup(builder._node_ids, obj._node)
-        tid = builder._output_of.get((gid, obj._out_index)) if gid else None
-        if tid in objects:
-            return tid
-    tid = builder._lookup(builder._tensor_ids, obj)
-    return tid if tid in objects else None
+    return None if builder is None else builder.trace_id_of(obj)
 
 
 def _backward_part(tensor, max_nodes: int, recorder) -> dict:

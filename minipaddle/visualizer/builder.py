@@ -126,9 +126,28 @@ class TraceBuilder:
     def _new_id(self, prefix: str) -> str:
         return f"{prefix}{self._counters[prefix]()}"
 
+    @property
+    def version(self) -> int:
+        """Bumped on every change (a Recorder rebuilds its Trace only when it moved)."""
+        return self._version
+
+    def trace_id_of(self, obj) -> str | None:
+        """The trace id ("t7", "g3") this recording gave a live Tensor or GradNode, if it still keeps it
+        (an op's output is found through the grad node that made it)."""
+        objects = self.objects
+        if hasattr(obj, "next_edges") or hasattr(obj, "tensor_ref"):  # a GradNode / AccumulateGrad
+            gid = self._lookup(self._node_ids, obj)
+            return gid if gid in objects else None
+        if getattr(obj, "_node", None) is not None:
+            gid = self._lookup(self._node_ids, obj._node)
+            tid = self._output_of.get((gid, obj._out_index)) if gid else None
+            if tid in objects:
+                return tid
+        tid = self._lookup(self._tensor_ids, obj)
+        return tid if tid in objects else None
+
     def _lookup(self, table: dict, obj) -> str | None:
-        """The trace id `table` (_tensor_ids or _node_ids) gives `obj`, or None (notebook/display.py
-        asks this too)."""
+        """The trace id `table` (_tensor_ids or _node_ids) gives `obj`, or None."""
         entry = table.get(id(obj))
         if entry is not None and entry[0]() is obj:
             return entry[1]
@@ -232,7 +251,7 @@ class TraceBuilder:
         if self.values == "none":
             values, omitted, nbytes = None, "mode", 0
         else:
-            values, omitted, nbytes = self._values_for(data)
+            values, omitted, nbytes = self.values_for(data)
             self.values_bytes += nbytes
         sid = f"s{self._next_s()}"
         self.objects[sid] = {"id": sid, "tensor": tid, "step": step, "version": version, "values_omitted": omitted}
@@ -245,7 +264,7 @@ class TraceBuilder:
         held.append(sid)
         return sid
 
-    def _values_for(self, data: np.ndarray) -> tuple:
+    def values_for(self, data: np.ndarray) -> tuple:
         if self.values == "none":
             return None, "mode", 0
         if self.values == "small" and data.size > self.values_max_numel:

@@ -291,7 +291,7 @@ def tensor_summary(builder, array) -> dict:
     """The document's `tensorSummary` of an array, kept within the recorder's budget."""
     a = array if type(array) is np.ndarray else np.asarray(array)
     s = summarize(a)
-    values, omitted, nbytes = builder._values_for(a)
+    values, omitted, nbytes = builder.values_for(a)
     builder.values_bytes += nbytes
     builder.bytes_used += SUMMARY_BYTES + nbytes
     return {"shape": [int(d) for d in a.shape], "dtype": str(a.dtype), "summary": summary_to_json(s),
