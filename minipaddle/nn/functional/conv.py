@@ -130,21 +130,33 @@ def _resolve_padding(op, padding, channel_last, sizes, kernel, stride, dilation)
     return pads, dilation
 
 
+def _prepare(op: str, x, weight, stride, padding, dilation, groups, data_format: str, formats: tuple[str, str],
+             weight_dims: str):
+    """The checks and layout every convolution shares: x and weight as Tensors, x channels-first,
+    stride / dilation as lists, padding worked out. Returns (x, weight, stride, pads, dilation, groups,
+    channel_last). `weight_dims` names the weight's dims for the error ("out_channels, in_channels /
+    groups, kh, kw")."""
+    nd = len(formats[0]) - 2
+    x, weight = as_tensor(op, "x", x), as_tensor(op, "weight", weight)
+    channel_last = channel_order(op, data_format, formats)
+    check_ndim(op, x, nd, data_format)
+    if weight.ndim != nd + 2:
+        raise invalid_argument(op, f"weight must be {nd + 2}-D [{weight_dims}], got shape {weight.shape}.")
+    stride, dilation = int_list(op, "stride", stride, nd), int_list(op, "dilation", dilation, nd)
+    groups = _check_groups(op, groups)
+    if channel_last:
+        x = transpose(x, _TO_FIRST[nd + 2])
+    pads, dilation = _resolve_padding(op, padding, channel_last, x.shape[2:], weight.shape[2:], stride, dilation)
+    return x, weight, stride, pads, dilation, groups, channel_last
+
+
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCHW",
            name=None) -> Tensor:
     """2-D convolution of x (N, C, H, W) with weight (OC, C/groups, kh, kw), plus bias (OC,)."""
     op = "conv2d"
-    x, weight = as_tensor(op, "x", x), as_tensor(op, "weight", weight)
-    channel_last = channel_order(op, data_format, ("NCHW", "NHWC"))
-    check_ndim(op, x, 2, data_format)
-    if weight.ndim != 4:
-        raise invalid_argument(op, f"weight must be 4-D [out_channels, in_channels / groups, kh, kw], "
-                                   f"got shape {weight.shape}.")
-    stride, dilation = int_list(op, "stride", stride, 2), int_list(op, "dilation", dilation, 2)
-    groups = _check_groups(op, groups)
-    if channel_last:
-        x = transpose(x, _TO_FIRST[4])
-    pads, dilation = _resolve_padding(op, padding, channel_last, x.shape[2:], weight.shape[2:], stride, dilation)
+    x, weight, stride, pads, dilation, groups, channel_last = _prepare(
+        op, x, weight, stride, padding, dilation, groups, data_format, ("NCHW", "NHWC"),
+        "out_channels, in_channels / groups, kh, kw")
     out = _add_bias(op, conv2d_nchw(x, weight, tuple(stride), tuple(pads), tuple(dilation), groups), bias)
     return transpose(out, _TO_LAST[4]) if channel_last else out
 
@@ -153,17 +165,9 @@ def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
            name=None) -> Tensor:
     """1-D convolution of x (N, C, L) with weight (OC, C/groups, K), plus bias (OC,)."""
     op = "conv1d"
-    x, weight = as_tensor(op, "x", x), as_tensor(op, "weight", weight)
-    channel_last = channel_order(op, data_format, ("NCL", "NLC"))
-    check_ndim(op, x, 1, data_format)
-    if weight.ndim != 3:
-        raise invalid_argument(op, f"weight must be 3-D [out_channels, in_channels / groups, k], "
-                                   f"got shape {weight.shape}.")
-    stride, dilation = int_list(op, "stride", stride, 1), int_list(op, "dilation", dilation, 1)
-    groups = _check_groups(op, groups)
-    if channel_last:
-        x = transpose(x, _TO_FIRST[3])
-    pads, dilation = _resolve_padding(op, padding, channel_last, x.shape[2:], weight.shape[2:], stride, dilation)
+    x, weight, stride, pads, dilation, groups, channel_last = _prepare(
+        op, x, weight, stride, padding, dilation, groups, data_format, ("NCL", "NLC"),
+        "out_channels, in_channels / groups, k")
     # conv1d is conv2d over a height of 1: (N, C, 1, L) * (OC, C/g, 1, K)
     out = conv2d_nchw(unsqueeze(x, [2]), unsqueeze(weight, [2]), (1, stride[0]), (0, 0, pads[0], pads[1]),
                       (1, dilation[0]), groups)
@@ -201,18 +205,10 @@ def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
     """Transposed 2-D convolution (the gradient of conv2d with respect to its input):
     x (N, C, H, W), weight (C, OC/groups, kh, kw) -> (N, OC, H', W'), plus bias (OC,)."""
     op = "conv2d_transpose"
-    x, weight = as_tensor(op, "x", x), as_tensor(op, "weight", weight)
-    channel_last = channel_order(op, data_format, ("NCHW", "NHWC"))
-    check_ndim(op, x, 2, data_format)
-    if weight.ndim != 4:
-        raise invalid_argument(op, f"weight must be 4-D [in_channels, out_channels / groups, kh, kw], "
-                                   f"got shape {weight.shape}.")
-    if channel_last:
-        x = transpose(x, _TO_FIRST[4])
-    stride, dilation = int_list(op, "stride", stride, 2), int_list(op, "dilation", dilation, 2)
-    groups = _check_groups(op, groups)
+    x, weight, stride, pads, dilation, groups, channel_last = _prepare(
+        op, x, weight, stride, padding, dilation, groups, data_format, ("NCHW", "NHWC"),
+        "in_channels, out_channels / groups, kh, kw")
     kernel = weight.shape[2:]
-    pads, dilation = _resolve_padding(op, padding, channel_last, x.shape[2:], kernel, stride, dilation)
     size = _transpose_output_size(op, x.shape[2:], kernel, stride, pads, dilation, output_padding, output_size)
     out = conv2d_transpose_nchw(x, weight, tuple(stride), tuple(pads), tuple(dilation), groups, tuple(size))
     out = _add_bias(op, out, bias)
@@ -224,17 +220,9 @@ def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
            name=None) -> Tensor:
     """3-D convolution of x (N, C, D, H, W) with weight (OC, C/groups, kd, kh, kw), plus bias (OC,)."""
     op = "conv3d"
-    x, weight = as_tensor(op, "x", x), as_tensor(op, "weight", weight)
-    channel_last = channel_order(op, data_format, ("NCDHW", "NDHWC"))
-    check_ndim(op, x, 3, data_format)
-    if weight.ndim != 5:
-        raise invalid_argument(op, f"weight must be 5-D [out_channels, in_channels / groups, kd, kh, kw], "
-                                   f"got shape {weight.shape}.")
-    stride, dilation = int_list(op, "stride", stride, 3), int_list(op, "dilation", dilation, 3)
-    groups = _check_groups(op, groups)
-    if channel_last:
-        x = transpose(x, _TO_FIRST[5])
-    pads, dilation = _resolve_padding(op, padding, channel_last, x.shape[2:], weight.shape[2:], stride, dilation)
+    x, weight, stride, pads, dilation, groups, channel_last = _prepare(
+        op, x, weight, stride, padding, dilation, groups, data_format, ("NCDHW", "NDHWC"),
+        "out_channels, in_channels / groups, kd, kh, kw")
     out = _add_bias(op, conv3d_ncdhw(x, weight, tuple(stride), tuple(pads), tuple(dilation), groups), bias)
     return transpose(out, _TO_LAST[5]) if channel_last else out
 
@@ -243,18 +231,10 @@ def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
                      output_size=None, data_format="NCDHW", name=None) -> Tensor:
     """Transposed 3-D convolution: x (N, C, D, H, W), weight (C, OC/groups, kd, kh, kw) -> (N, OC, D', H', W')."""
     op = "conv3d_transpose"
-    x, weight = as_tensor(op, "x", x), as_tensor(op, "weight", weight)
-    channel_last = channel_order(op, data_format, ("NCDHW", "NDHWC"))
-    check_ndim(op, x, 3, data_format)
-    if weight.ndim != 5:
-        raise invalid_argument(op, f"weight must be 5-D [in_channels, out_channels / groups, kd, kh, kw], "
-                                   f"got shape {weight.shape}.")
-    if channel_last:
-        x = transpose(x, _TO_FIRST[5])
-    stride, dilation = int_list(op, "stride", stride, 3), int_list(op, "dilation", dilation, 3)
-    groups = _check_groups(op, groups)
+    x, weight, stride, pads, dilation, groups, channel_last = _prepare(
+        op, x, weight, stride, padding, dilation, groups, data_format, ("NCDHW", "NDHWC"),
+        "in_channels, out_channels / groups, kd, kh, kw")
     kernel = weight.shape[2:]
-    pads, dilation = _resolve_padding(op, padding, channel_last, x.shape[2:], kernel, stride, dilation)
     size = _transpose_output_size(op, x.shape[2:], kernel, stride, pads, dilation, output_padding, output_size)
     out = conv3d_transpose_ncdhw(x, weight, tuple(stride), tuple(pads), tuple(dilation), groups, tuple(size))
     out = _add_bias(op, out, bias)
