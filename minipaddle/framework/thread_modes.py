@@ -9,12 +9,14 @@ PyTorch keeps grad mode per thread, and Paddle keeps its dygraph/static switch p
 may train while another runs inference under `no_grad`, and two threads may each train their own
 model. So these live on one `threading.local` object. A thread starts with the class defaults below
 (grad on, eager, no layer running) -- also a thread started inside a `no_grad` block, as in PyTorch.
-The dispatch path reads `modes` once or twice per op call; a thread-local read costs a few tens of
-nanoseconds, measured in benchmarks/op_overhead.py.
+A mode added later (autocast, for one) belongs here too. The dispatch path reads these modes only
+after a process-wide count says some thread has switched one (see below); benchmarks/op_overhead.py
+measures that path.
 
 What stays process-wide, and why (an audit of the framework's module globals):
-  * instrument.subscribers / update_subscribers -- a recorder or profiler hears every thread, as a
-    profiler of the whole process should; events carry live objects, not the thread's modes.
+  * instrument.subscribers / update_subscribers -- `paddle.debug.record()` and the profiler hear every
+    thread, as a profiler of the whole process should (a recording made while two threads run holds
+    both threads' ops, each under its own thread's layer path); events carry live objects, not modes.
   * the default main and startup Programs (framework/static/builder.py) -- Paddle's are process-wide,
     so a Program built in one thread can be run in another; `program_guard` and `op_role` are
     per-thread (static/builder.py keeps them in its own thread-local).
@@ -25,38 +27,33 @@ What stays process-wide, and why (an audit of the framework's module globals):
     top of a script; counters for names (tensor._names, node.sequence) only need to be unique.
   * amp.debugging's tensor checker and the profiler's hooks -- process-wide switches, like the
     subscribers they install.
+  * `paddle.utils.unique_name.guard()` (parameter._counters) -- Paddle's name generator is one per
+    process too; a guard in one thread restarts the names other threads draw while it is open.
 """
 from __future__ import annotations
 
+import itertools
 import threading
 
-# How many threads have grad mode off / are building a Program right now. A thread-local read costs
-# ~50 ns and a module global ~10 ns, so dispatch reads these counts first and looks at its own thread's
-# mode only when some thread has switched: a script with one thread and no `no_grad` pays nothing for
-# threads. The counts are kept by the setters below (under a lock) and by `_ThreadExit` when a thread
-# ends with a mode still switched on.
-threads_without_grad = 0
-threads_building = 0
-_count_lock = threading.Lock()
-
-
-def _count(grad_off: int = 0, building: int = 0) -> None:
-    global threads_without_grad, threads_building
-    with _count_lock:
-        threads_without_grad += grad_off
-        threads_building += building
+# The threads whose grad mode is off / that are building a Program right now (a key per thread). A
+# thread-local read costs ~50 ns and a module global ~10 ns, so dispatch tests these sets first and
+# looks at its own thread's mode only when some thread has switched one: a script with one thread and no
+# `no_grad` pays nothing for threads. set.add and set.discard are atomic under the GIL, so no lock;
+# `_ThreadExit` takes a thread out of both when the thread ends with a mode still switched on.
+threads_without_grad: set[int] = set()
+threads_building: set[int] = set()
+_keys = itertools.count()
 
 
 class _ThreadExit:
-    """Lives in one thread's ThreadModes; freed when the thread ends, it takes back that thread's counts."""
+    """Lives in one thread's ThreadModes; freed when the thread ends, it takes the thread out of the sets."""
 
-    def __init__(self) -> None:
-        self.grad_off = 0
-        self.building = 0
+    def __init__(self, key: int) -> None:
+        self.key = key
 
     def __del__(self) -> None:
-        if self.grad_off or self.building:
-            _count(-self.grad_off, -self.building)
+        threads_without_grad.discard(self.key)
+        threads_building.discard(self.key)
 
 
 class ThreadModes(threading.local):
@@ -68,7 +65,8 @@ class ThreadModes(threading.local):
     def __init__(self) -> None:
         # Called once in each thread, on its first read: a mutable default must be the thread's own.
         self.layer_stack: list[list] = []
-        self._exit = _ThreadExit()
+        self._key = next(_keys)
+        self._exit = _ThreadExit(self._key)
 
     @property
     def grad_enabled(self) -> bool:
@@ -76,12 +74,12 @@ class ThreadModes(threading.local):
 
     @grad_enabled.setter
     def grad_enabled(self, value: bool) -> None:
-        value = bool(value)
-        if value != self._grad_enabled:
-            off = -1 if value else 1
-            _count(grad_off=off)
-            self._exit.grad_off += off
-            self._grad_enabled = value
+        if value:
+            self._grad_enabled = True
+            threads_without_grad.discard(self._key)
+        else:
+            threads_without_grad.add(self._key)
+            self._grad_enabled = False
 
     @property
     def static_builder(self):
@@ -89,11 +87,12 @@ class ThreadModes(threading.local):
 
     @static_builder.setter
     def static_builder(self, builder) -> None:
-        change = (builder is not None) - (self._static_builder is not None)
-        if change:
-            _count(building=change)
-            self._exit.building += change
-        self._static_builder = builder
+        if builder is None:
+            self._static_builder = None
+            threads_building.discard(self._key)
+        else:
+            threads_building.add(self._key)
+            self._static_builder = builder
 
 
 modes = ThreadModes()

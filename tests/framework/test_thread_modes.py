@@ -6,6 +6,7 @@ The switch interval is shortened so the threads interleave between almost every 
 """
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 
 import minipaddle as paddle
-from minipaddle.framework import instrument
+from minipaddle.framework import instrument, thread_modes
 from minipaddle.framework.thread_modes import modes
 
 STEPS = 60
@@ -161,13 +162,20 @@ def test_static_mode_in_one_thread_leaves_another_thread_eager():
 
 
 def test_set_grad_enabled_in_a_thread_does_not_leak_to_others():
+    before = (set(thread_modes.threads_without_grad), set(thread_modes.threads_building))
     seen = []
 
     def child():
         paddle.set_grad_enabled(False)  # called plainly: this thread's mode until it ends
-        seen.append(paddle.is_grad_enabled())
+        paddle.enable_static()
+        seen.append((paddle.is_grad_enabled(), paddle.in_dynamic_mode()))
+        assert thread_modes.threads_without_grad and thread_modes.threads_building
 
     thread = threading.Thread(target=child)
     thread.start()
     thread.join()
-    assert seen == [False] and paddle.is_grad_enabled()
+    del thread
+    gc.collect()
+    assert seen == [(False, False)] and paddle.is_grad_enabled() and paddle.in_dynamic_mode()
+    # the ended thread left both sets: the eager path is back to its one-global check
+    assert (thread_modes.threads_without_grad, thread_modes.threads_building) == before

@@ -82,7 +82,7 @@ def run_backward(outputs, grad_outputs, *, retain_graph: bool, create_graph: boo
             blocked.setdefault(edge[0], []).append(edge[1])
     captured = [None] * (len(inputs) if inputs is not None else 0)
 
-    prev_mode = modes.grad_enabled
+    prev_mode = modes._grad_enabled
     modes.grad_enabled = create_graph
     try:
         while heap:
@@ -161,7 +161,7 @@ def _accumulate(buffers, heap, node, index, g) -> None:
     prev = grads[index]
     if prev is None:
         grads[index] = g
-    elif modes.grad_enabled:  # create_graph: the sum must be differentiable too
+    elif modes._grad_enabled:  # create_graph: the sum must be differentiable too
         grads[index] = prev + g
     else:
         grads[index] = Tensor._wrap(prev._data + g._data)
