@@ -16,7 +16,7 @@ from .framework.creation import (arange, empty, empty_like, eye, full, full_like
                                  normal, numel, ones, ones_like, rand, randint, randn, randperm, seed, shape, to_tensor,
                                  uniform, zeros, zeros_like)
 from .framework.dtype import (bool_ as bool, float16, float32, float64, get_default_dtype,  # noqa: F401,A004
-                              int8, int16, int32, int64, set_default_dtype, uint8)
+                              int8, int16, int32, int64, set_default_dtype, uint8, bfloat16, complex64, complex128)
 from .framework.place import CPUPlace, CUDAPlace, Place, get_device, set_device  # noqa: F401
 from .framework.ops import public_api as _public_api
 

@@ -13,7 +13,7 @@ from numbers import Number
 
 import numpy as np
 
-from .dtype import convert_dtype, default_float
+from .dtype import BFLOAT16_NP, complex_of, convert_dtype, default_float
 from .errors import invalid_argument, unimplemented
 from .memory import check_output
 from .place import convert_place
@@ -48,8 +48,10 @@ def _infer_np_dtype(data) -> np.dtype | None:
         return np.dtype(bool)
     if isinstance(data, int):
         return np.dtype("int64")
-    if isinstance(data, (float, complex)):
+    if isinstance(data, float):
         return default_float()
+    if isinstance(data, complex):  # Paddle: complex64 (complex128 when the default float is float64)
+        return complex_of(default_float())
     return None
 
 
@@ -66,7 +68,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tenso
         except ValueError as e:
             raise invalid_argument("to_tensor", f"data is not rectangular ({e}).",
                                    hint="every row of a nested list must have the same length.") from None
-        if array.dtype == object or array.dtype.kind in "USV":
+        if array.dtype == object or (array.dtype.kind in "USV" and array.dtype != BFLOAT16_NP):
             raise invalid_argument("to_tensor", f"got data of type {type(data).__name__} that numpy reads as "
                                                 f"{array.dtype}, expected numbers or booleans.")
         if dtype is None:
@@ -74,6 +76,8 @@ def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tenso
                 array = array.astype(_infer_np_dtype(data))
             elif array.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic)):
                 array = array.astype(default_float())  # nested Python floats
+            elif array.dtype == np.complex128 and not isinstance(data, (np.ndarray, np.generic)):
+                array = array.astype(complex_of(default_float()))  # nested Python complex numbers
             elif array.dtype.kind == "i" and not isinstance(data, (np.ndarray, np.generic)):
                 array = array.astype(np.int64)
     if dtype is not None:
@@ -93,7 +97,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tenso
 
 
 _SUPPORTED = {np.dtype(n) for n in ("bool", "int8", "uint8", "int16", "int32", "int64",
-                                    "float16", "float32", "float64")}
+                                    "float16", "float32", "float64", "bfloat16", "complex64", "complex128")}
 
 
 # ---- static mode: creation whose shape is known only when the Program runs ---------------------
@@ -259,8 +263,15 @@ def full(shape, fill_value, dtype=None, name=None) -> Tensor:
         fill_value = fill_value.item()
     if not isinstance(fill_value, (Number, np.number)):
         raise invalid_argument("full", f"fill_value got {type(fill_value).__name__}, expected a number.")
-    # Paddle: a bool fill gives bool; any other number the default float (full([2], 10) is float32)
-    d = _dtype(dtype, np.dtype(bool) if isinstance(fill_value, (bool, np.bool_)) else default_float())
+    # Paddle: a bool fill gives bool; a complex one complex128; any other number the default float
+    # (full([2], 10) is float32)
+    if isinstance(fill_value, (bool, np.bool_)):
+        inferred = np.dtype(bool)
+    elif isinstance(fill_value, (complex, np.complexfloating)):
+        inferred = np.dtype("complex128")
+    else:
+        inferred = default_float()
+    d = _dtype(dtype, inferred)
     check_fits("full", "fill_value", fill_value, d)
     if _static_shape(shape):
         return _full_static("full", shape, fill_value, d)

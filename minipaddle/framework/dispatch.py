@@ -19,6 +19,7 @@ import numpy as np
 from . import instrument, memory, thread_modes
 from .autograd.engine import grad_edge
 from .autograd.node import GradNode, SavedOutput, VersionCounter
+from .dtype import DIFFERENTIABLE_KINDS
 from .errors import ResourceExhausted
 from .registry import KernelKey, OpDef, kernel_fn
 from .thread_modes import modes
@@ -160,7 +161,7 @@ def _record(op: OpDef, inputs: tuple, attrs: dict, outs: tuple) -> None:
                 saved[name] = SavedOutput(o._data, -index - 1, counter)
     index = 0
     for o in outs:
-        if o._data.dtype.kind == "f":  # integer and bool outputs carry no gradient
+        if o._data.dtype.kind in DIFFERENTIABLE_KINDS:  # float, complex, bfloat16; integer and bool never
             o.stop_gradient = False
             o._node = node
             o._out_index = index

@@ -7,6 +7,7 @@ the rest.
 """
 from __future__ import annotations
 
+import ml_dtypes  # noqa: F401 - registers numpy's "bfloat16" dtype (Google's brain float: float32's range, 8 bits of mantissa)
 import numpy as np
 
 from .errors import invalid_argument
@@ -37,7 +38,11 @@ class DType:
 
     @property
     def is_floating_point(self) -> bool:
-        return self.np_dtype.kind == "f"
+        return self.np_dtype.kind == "f" or self.np_dtype == BFLOAT16_NP
+
+    @property
+    def is_complex(self) -> bool:
+        return self.np_dtype.kind == "c"
 
 
 bool_ = DType("bool")
@@ -49,8 +54,14 @@ int64 = DType("int64")
 float16 = DType("float16")
 float32 = DType("float32")
 float64 = DType("float64")
+bfloat16 = DType("bfloat16")   # numpy knows it through ml_dtypes (its kind letter is "V", not "f")
+complex64 = DType("complex64")
+complex128 = DType("complex128")
+BFLOAT16_NP = bfloat16.np_dtype
 
-ALL_DTYPES = (bool_, int8, uint8, int16, int32, int64, float16, float32, float64)
+ALL_DTYPES = (bool_, int8, uint8, int16, int32, int64, float16, float32, float64, bfloat16, complex64, complex128)
+# dtypes whose tensors can carry a gradient, as numpy kind letters ("V": bfloat16)
+DIFFERENTIABLE_KINDS = "fcV"
 _BY_NP = {d.np_dtype: d for d in ALL_DTYPES}
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NAME["bool_"] = bool_
@@ -71,6 +82,8 @@ def convert_dtype(dtype: object) -> np.dtype:
         return float32.np_dtype
     elif dtype is int:
         return int64.np_dtype
+    elif dtype is complex:
+        return complex64.np_dtype
     else:
         try:
             npd = np.dtype(dtype)
@@ -85,6 +98,23 @@ def convert_dtype(dtype: object) -> np.dtype:
 def to_paddle_dtype(np_dtype: np.dtype) -> DType:
     """numpy dtype -> the DType users see."""
     return _BY_NP[np_dtype]
+
+
+def is_differentiable(np_dtype: np.dtype) -> bool:
+    """Floating, complex and bfloat16 tensors carry gradients; integer and bool ones never do."""
+    return np_dtype.kind in DIFFERENTIABLE_KINDS
+
+
+def complex_of(real: np.dtype) -> np.dtype:
+    """The complex dtype with `real`'s precision: float64 -> complex128, anything narrower -> complex64."""
+    return np.dtype("complex128") if real == np.float64 else np.dtype("complex64")
+
+
+def real_of(dtype: np.dtype) -> np.dtype:
+    """complex64 -> float32, complex128 -> float64; a real dtype is its own."""
+    if dtype.kind == "c":
+        return np.dtype("float64") if dtype == np.complex128 else np.dtype("float32")
+    return dtype
 
 
 _default_float = np.dtype("float32")

@@ -15,7 +15,7 @@ from .autograd import engine as _engine
 from .autograd import node as _node_module
 from .autograd.engine import grad_edge, run_backward
 from .autograd.node import HookHandle, VersionCounter
-from .dtype import to_paddle_dtype
+from .dtype import BFLOAT16_NP, to_paddle_dtype
 from .errors import invalid_argument, precondition_not_met
 from .place import CPUPlace, Place
 
@@ -250,12 +250,26 @@ class Tensor:
 
     # ---- display ---------------------------------------------------------------------
     def __repr__(self) -> str:
-        body = np.array2string(self._data, separator=", ", prefix=" " * 7, precision=8,
-                               threshold=1000, edgeitems=3)
+        data = self._data
+        options = {}
+        if data.dtype.kind == "c":  # Paddle's style: (1.00000000+2.00000000j), aligned to the widest
+            options["formatter"] = {"complexfloat": _complex_formatter(data)}
+        elif data.dtype == BFLOAT16_NP:  # printed by value, as float32 prints (numpy rounds it to 6 digits)
+            data = data.astype(np.float32)
+        body = np.array2string(data, separator=", ", prefix=" " * 7, precision=8,
+                               threshold=1000, edgeitems=3, **options)
         return (f"Tensor(shape={self.shape}, dtype={self.dtype}, place={self.place}, "
                 f"stop_gradient={self.stop_gradient},\n       {body})")
 
     __str__ = __repr__
+
+
+def _complex_formatter(data: np.ndarray):
+    """numpy's formatter for one complex element, padded to the widest element of `data`."""
+    def text(z) -> str:
+        return f"({z.real:.8f}{z.imag:+.8f}j)"
+    width = max((len(text(z)) for z in data.reshape(-1)[:2000]), default=0)
+    return lambda z: text(z).rjust(width)
 
 
 _engine.Tensor = Tensor

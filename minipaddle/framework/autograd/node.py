@@ -15,6 +15,7 @@ import itertools
 import weakref
 from typing import Any, Callable
 
+from ..dtype import DIFFERENTIABLE_KINDS
 from ..errors import precondition_not_met
 
 Tensor = None  # set by tensor.py once the class exists
@@ -113,7 +114,7 @@ class GradNode:
             if item.counter.value != item.version:
                 raise _modified_error(self.op.name, f"output '{key}'", item.version, item.counter.value)
             t = Tensor._wrap(item.data)
-            if item.data.dtype.kind == "f":  # int outputs (indices) never carry a gradient
+            if item.data.dtype.kind in DIFFERENTIABLE_KINDS:  # int outputs (indices) never carry a gradient
                 t.stop_gradient = False
                 t._node = self
                 t._out_index = item.index

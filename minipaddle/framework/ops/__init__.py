@@ -12,6 +12,7 @@
     cumulative    cumprod, logcumsumexp                      (cumsum: reduction)
     building      kron, diag, diagflat, meshgrid, repeat_interleave
     counting      unique, bincount, histogram, searchsorted, bucketize
+    complex       complex, real, imag, conj, angle, is_complex
 
 Ops of `paddle.nn.functional` (not in the top-level namespace): nn_ops (linear, dropout, embedding,
 ...), norm, conv, conv3d, pooling, pooling3d, loss, ctc (warpctc), patches (unfold, fold, pixel_shuffle),
@@ -24,12 +25,12 @@ from __future__ import annotations
 import inspect
 
 from ..registry import OPS, get_op
-from . import (activation, building, compare, conv, conv3d, counting, ctc, cumulative, elementwise, indexing,  # noqa: F401
-               linalg, loss, manipulation, nn_ops, norm, patches, pooling, pooling3d, reduction, sampling,
+from . import (activation, building, compare, complex, conv, conv3d, counting, ctc, cumulative, elementwise,  # noqa: F401
+               indexing, linalg, loss, manipulation, nn_ops, norm, patches, pooling, pooling3d, reduction, sampling,
                softmax, sorting, viterbi)
 
 FAMILIES = (elementwise, activation, compare, reduction, softmax, manipulation, indexing, linalg, sorting,
-            cumulative, building, counting)
+            cumulative, building, counting, complex)
 NN_FAMILIES = (nn_ops, norm, conv, conv3d, pooling, pooling3d, loss, ctc, patches, sampling, viterbi)
 
 

@@ -11,7 +11,7 @@ from numbers import Number
 
 import numpy as np
 
-from ..dtype import convert_dtype, default_float
+from ..dtype import BFLOAT16_NP, complex_of, convert_dtype, default_float
 from ..errors import invalid_argument, invalid_type
 from ..registry import MetaTensor
 from ..tensor import Tensor
@@ -19,7 +19,10 @@ from ..tensor import Tensor
 FLOATS = ("float16", "float32", "float64")
 INTS = ("int32", "int64")
 NUMERIC = FLOATS + INTS
-ALL = NUMERIC + ("bool", "int8", "uint8", "int16")
+COMPLEX = ("complex64", "complex128")
+BFLOAT16 = ("bfloat16",)
+# every dtype: ops that only move, pick or compare values (reshape, concat, where, equal, ...) serve all
+ALL = NUMERIC + ("bool", "int8", "uint8", "int16") + COMPLEX + BFLOAT16
 
 
 def as_tensor(op: str, arg: str, value) -> Tensor:
@@ -45,12 +48,14 @@ def scalar_tensor(value, like: np.dtype, op: str = "scalar") -> Tensor:
                 raise invalid_argument(op, f"the Python int {value} does not fit in the tensor's dtype {dtype} "
                                            f"(its range is {info.min} .. {info.max}).",
                                        hint="cast the tensor to int64 first: x.astype('int64').")
+    elif isinstance(value, complex):  # a complex number makes any real tensor complex (f32 + 1j: complex64)
+        dtype = like if like.kind == "c" else complex_of(like)
     else:
-        dtype = like if like.kind == "f" else default_float()
+        dtype = like if like.kind in "fc" or like == BFLOAT16_NP else default_float()
     return Tensor._wrap(np.array(value, dtype=dtype))
 
 
-_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2}   # bool < int < float
+_KIND_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}   # bool < int < float (bfloat16: "V") < complex
 
 
 def promote_types(op: str, a: np.dtype, b: np.dtype, a_is_0d: bool = False, b_is_0d: bool = False) -> np.dtype:
@@ -65,17 +70,30 @@ def promote_types(op: str, a: np.dtype, b: np.dtype, a_is_0d: bool = False, b_is
     """
     if a == b:
         return a
+    if a.kind == "c" or b.kind == "c":
+        return _promote_complex(a, b)
     rank_a, rank_b = _KIND_RANK.get(a.kind, 1), _KIND_RANK.get(b.kind, 1)
     if a_is_0d != b_is_0d:   # the 0-D one is a scalar: it decides only when it is of a higher kind
         scalar, scalar_rank, tensor, tensor_rank = (a, rank_a, b, rank_b) if a_is_0d else (b, rank_b, a, rank_a)
         return scalar if scalar_rank > tensor_rank else tensor
-    if a_is_0d or a.kind == b.kind == "f":
+    if a_is_0d or rank_a == rank_b == 2:
         if rank_a != rank_b:
             return a if rank_a > rank_b else b
+        if BFLOAT16_NP in (a, b):  # bfloat16 with float16 or float32 is float32; with float64, float64
+            return np.dtype(np.float64) if np.float64 in (a, b) else np.dtype(np.float32)
         return np.promote_types(a, b)
     raise invalid_type(op, f"x has dtype {a} and y has dtype {b}; Paddle promotes only between floating-point "
                            "dtypes (a 0-D tensor or a Python number combines with any dtype).",
                        hint=f"cast one of them first, e.g. y.astype('{a}') or x.astype('{b}').")
+
+
+def _promote_complex(a: np.dtype, b: np.dtype) -> np.dtype:
+    """Paddle 3 combines a complex tensor with any real one, 0-D or not: the complex dtype, widened to
+    complex128 by a float64 (or complex128) partner; an int or bool partner never widens it."""
+    complex_one, other = (a, b) if a.kind == "c" else (b, a)
+    if other.kind == "c" or other == np.float64:
+        return np.promote_types(complex_one, other)
+    return complex_one
 
 
 def binary_operands(op: str, x, y) -> tuple[Tensor, Tensor]:
@@ -133,8 +151,9 @@ def same_dtype(op: str, x, y) -> None:
 
 
 def require_dtype(op: str, arg: str, x, kinds: str, what: str) -> None:
-    """Reject dtypes whose kind letter is not in `kinds` ('f' float, 'i'/'u' int, 'b' bool)."""
-    if x.dtype.kind not in kinds:
+    """Reject dtypes whose kind letter is not in `kinds` ('f' float, 'c' complex, 'i'/'u' int, 'b' bool);
+    bfloat16 (kind 'V' in numpy) counts as 'f'."""
+    if x.dtype.kind not in kinds and not ("f" in kinds and x.dtype == BFLOAT16_NP):
         raise invalid_argument(op, f"argument '{arg}' has dtype {x.dtype}, expected {what}.")
 
 

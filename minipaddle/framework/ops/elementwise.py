@@ -12,13 +12,14 @@ from ..creation import ones_like, to_tensor, zeros_like
 from ..dispatch import dispatch
 from ..errors import invalid_argument
 from ..kernels.cpu.elementwise import (FLOAT_BINARY, FLOAT_UNARY, NUMERIC_BINARY, NUMERIC_UNARY,
-                                 ElementwiseKernel, upcast_float16)
+                                 ElementwiseKernel, upcast_bfloat16, upcast_float16)
 from ..kernels.cpu.elementwise_parallel import ParallelElementwiseKernel
 from ..registry import LazyKernel, MetaTensor, add_kernel, new_meta, register_op
 from ..tensor import Tensor
 from . import primitives as P
-from .common import (ALL, FLOATS, NUMERIC, as_tensor, binary_operands, broadcast_shape, dtype_of,
-                     require_dtype, same_dtype, unary_meta)
+from .common import (ALL, BFLOAT16, COMPLEX, FLOATS, NUMERIC, as_tensor, binary_operands, broadcast_shape,
+                     dtype_of, require_dtype, same_dtype, unary_meta)
+from .complex import conj_if_complex as _conj, real_part_meta  # abs of complex64 is float32 (|a + ib|)
 
 
 # ---- declaring ops -------------------------------------------------------------------
@@ -35,7 +36,7 @@ def binary_meta_for(name: str):
 
 def float_unary_meta_for(name: str):
     def float_unary_meta(x) -> MetaTensor:
-        require_dtype(name, "x", x, "f", "a floating dtype (float16, float32, float64)")
+        require_dtype(name, "x", x, "fc", "a floating or complex dtype")
         return MetaTensor(x.shape, x.dtype)
     float_unary_meta.__qualname__ = f"{name}_meta"
     return float_unary_meta
@@ -61,6 +62,8 @@ def register_elementwise_kernels(name: str, primitive, numpy_fn=None, *, floats_
     if numpy_fn is not None:
         dtypes = FLOATS if floats_only else NUMERIC
         add_kernel(name, "cpu", dtypes, numpy_fn, name="numpy", priority=-1 if prefer_numba else 1)
+        # bfloat16: numpy's float32 ufunc on the widened inputs, rounded back (kernels/cpu/elementwise.py)
+        add_kernel(name, "cpu", BFLOAT16, upcast_bfloat16(numpy_fn), name="numpy_float32")
 
 
 # Below every other kernel: a parallel loop is never the default, only a candidate the autotuner times.
@@ -102,12 +105,13 @@ def subtract_grad(node, dout):
 
 
 def multiply_grad(node, dout):
-    return dout * node.y, dout * node.x
+    # _conj: for complex inputs the derivative is conjugated (Paddle's convention; framework/ops/complex.py)
+    return dout * _conj(node.y), dout * _conj(node.x)
 
 
 def divide_grad(node, dout):
-    y = node.y
-    return dout / y, -dout * node.out / y
+    y = _conj(node.y)
+    return dout / y, -dout * _conj(node.out) / y
 
 
 def maximum_grad(node, dout):
@@ -128,6 +132,8 @@ def remainder_grad(node, dout):
 
 def elementwise_pow_grad(node, dout):
     x, y, out = node.x, node.y, node.out
+    if x._data.dtype.kind == "c":  # holomorphic in x (and in y): conjugate the derivatives
+        return dout * _conj(y * elementwise_pow(x, y - 1)), dout * _conj(out * log(x))
     safe_log = log(where(x > 0, x, ones_like(x)))  # d/dy is 0 where x <= 0 (Paddle's choice)
     # d/dx x**y = y * x**(y-1), except that x**0 is the constant 1: its slope is 0 also at x = 0, where
     # the formula would give 0 * 0**-1 = 0 * inf = NaN (Paddle and PyTorch give 0 there too)
@@ -206,7 +212,7 @@ mod = remainder
 def divide(x, y, name=None) -> Tensor:
     """True division; integer tensors divide to float as in Paddle >= 2.6."""
     x, y = binary_operands("divide", x, y)
-    if x._data.dtype.kind != "f":
+    if x._data.dtype.kind in "biu":
         x, y = cast(x, "float32"), cast(y, "float32")
     return dispatch(DIVIDE, (x, y))
 
@@ -234,7 +240,8 @@ def scale_kernel(x, scale=1.0, bias=0.0, bias_after_scale=True):
 
 SCALE = register_op("scale", inputs=("x",), infer_meta=scale_meta, backward=scale_grad,
                     attrs={"scale": (float, 1.0), "bias": (float, 0.0), "bias_after_scale": (bool, True)})
-add_kernel("scale", "cpu", NUMERIC, scale_kernel, name="numpy")
+add_kernel("scale", "cpu", NUMERIC + COMPLEX, scale_kernel, name="numpy")
+add_kernel("scale", "cpu", BFLOAT16, upcast_bfloat16(scale_kernel), name="numpy_float32")
 
 
 def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None) -> Tensor:
@@ -255,19 +262,19 @@ def abs_grad(node, dout):
 
 
 def exp_grad(node, dout):
-    return dout * node.out
+    return dout * _conj(node.out)
 
 
 def log_grad(node, dout):
-    return dout / node.x
+    return dout / _conj(node.x)
 
 
 def log1p_grad(node, dout):
-    return dout / (node.x + 1.0)
+    return dout / _conj(node.x + 1.0)
 
 
 def sqrt_grad(node, dout):
-    return dout * 0.5 / node.out
+    return dout * 0.5 / _conj(node.out)
 
 
 def rsqrt_grad(node, dout):
@@ -276,24 +283,24 @@ def rsqrt_grad(node, dout):
 
 
 def reciprocal_grad(node, dout):
-    out = node.out
+    out = _conj(node.out)
     return -dout * out * out
 
 
 def square_grad(node, dout):
-    return dout * 2.0 * node.x
+    return dout * 2.0 * _conj(node.x)
 
 
 def sin_grad(node, dout):
-    return dout * cos(node.x)
+    return dout * _conj(cos(node.x))
 
 
 def cos_grad(node, dout):
-    return -dout * sin(node.x)
+    return -dout * _conj(sin(node.x))
 
 
 def tanh_grad(node, dout):
-    out = node.out
+    out = _conj(node.out)
     return dout * (1.0 - out * out)
 
 
@@ -307,8 +314,8 @@ def zero_grad(node, dout):
     return zeros_like(dout)
 
 
-def _unary(name, primitive, numpy_fn, backward, save=(), floats_only=True):
-    meta = float_unary_meta_for(name) if floats_only else unary_meta
+def _unary(name, primitive, numpy_fn, backward, save=(), floats_only=True, meta=None):
+    meta = meta or (float_unary_meta_for(name) if floats_only else unary_meta)
     op = register_op(name, inputs=("x",), infer_meta=meta, backward=backward, save=save)
     register_elementwise_kernels(name, primitive, numpy_fn, floats_only=floats_only)
 
@@ -329,17 +336,18 @@ def _numpy_rsqrt(x):
 
 
 def _quiet(fn):
-    """numpy warns on log(0), sqrt(-1); Paddle returns inf/nan silently (the NaN checker reports them)."""
-    def kernel(x):
+    """numpy warns on log(0), sqrt(-1), complex x / 0; Paddle returns inf/nan silently (the NaN checker
+    reports them)."""
+    def kernel(*arrays):
         with np.errstate(divide="ignore", invalid="ignore"):
-            return fn(x)
+            return fn(*arrays)
     kernel.__name__ = kernel.__qualname__ = f"numpy_{fn.__name__}"
     kernel.__wrapped__ = fn
     return kernel
 
 
 NEG, neg = _unary("neg", P.neg, np.negative, neg_grad, floats_only=False)
-ABS, abs = _unary("abs", P.abs, np.abs, abs_grad, save=("x",), floats_only=False)  # noqa: A001
+ABS, abs = _unary("abs", P.abs, np.abs, abs_grad, save=("x",), floats_only=False, meta=real_part_meta)  # noqa: A001
 EXP, exp = _unary("exp", P.exp, np.exp, exp_grad, save=("out",))
 LOG, log = _unary("log", P.log, _quiet(np.log), log_grad, save=("x",))
 LOG1P, log1p = _unary("log1p", P.log1p, _quiet(np.log1p), log1p_grad, save=("x",))
@@ -358,6 +366,14 @@ CEIL, ceil = _unary("ceil", P.ceil, np.ceil, zero_grad)
 ROUND, round = _unary("round", P.round, _numpy_round, zero_grad)  # noqa: A001
 for _name, _primitive in (("exp", P.exp), ("log", P.log), ("sqrt", P.sqrt), ("tanh", P.tanh)):
     register_parallel_kernel(_name, _primitive)
+
+# complex64 / complex128: numpy's ufuncs (abs gives the real magnitude, sign z / |z|); ops Paddle has no complex
+# kernel for (maximum, floor, rsqrt, ...) have none here either, and say so when called
+for _name, _fn in (("add", np.add), ("subtract", np.subtract), ("multiply", np.multiply), ("divide", np.divide),
+                   ("elementwise_pow", np.power), ("neg", np.negative), ("abs", np.abs), ("exp", np.exp),
+                   ("log", np.log), ("log1p", np.log1p), ("sqrt", np.sqrt), ("reciprocal", np.reciprocal),
+                   ("square", np.square), ("sin", np.sin), ("cos", np.cos), ("tanh", np.tanh), ("sign", np.sign)):
+    add_kernel(_name, "cpu", COMPLEX, _quiet(_fn), name="numpy")
 
 
 def add_n(inputs, name=None) -> Tensor:
@@ -408,6 +424,8 @@ CAST = register_op("cast", inputs=("x",), infer_meta=cast_meta, backward=cast_gr
 
 
 def cast_kernel(x, dtype=None):
+    if x.dtype.kind == "c" and dtype.kind != "c":  # complex -> real keeps the real part, as Paddle (numpy warns)
+        x = x.real
     return x.astype(dtype)
 
 

@@ -14,7 +14,9 @@ from ..dispatch import dispatch
 from ..errors import InvalidArgument, invalid_argument, invalid_type
 from ..registry import LazyKernel, MetaTensor, add_kernel, register_op
 from ..tensor import Tensor
-from .common import FLOATS, INTS, as_tensor, broadcast_shape
+from ..kernels.cpu.elementwise import upcast_bfloat16
+from .common import BFLOAT16, COMPLEX, FLOATS, INTS, as_tensor, broadcast_shape, promote_types
+from .complex import conj_if_complex
 
 _new_meta = tuple.__new__  # MetaTensor without NamedTuple's keyword handling: matmul is hot
 
@@ -73,7 +75,8 @@ def _matmul_shape(xs: tuple, ys: tuple, transpose_x: bool, transpose_y: bool) ->
 def matmul_grad(node, dout):
     """d(x @ y): dx = dout @ y^T, dy = x^T @ dout -- with the transposes folded into flags."""
     from .manipulation import reshape
-    x, y, tx, ty = node.x, node.y, node.transpose_x, node.transpose_y
+    # complex: dx = dout @ conj(y)^T, dy = conj(x)^T @ dout (Paddle's convention, framework/ops/complex.py)
+    x, y, tx, ty = conj_if_complex(node.x), conj_if_complex(node.y), node.transpose_x, node.transpose_y
     x_shape, y_shape = node.input_metas[0][0], node.input_metas[1][0]
     if len(x_shape) == 1 or len(y_shape) == 1:  # undo the 1-D promotion: work on matrices
         dout_shape = list(node.out_metas[0][0])
@@ -114,7 +117,9 @@ def matmul_blas(x, y, transpose_x=False, transpose_y=False):
 
 MATMUL = register_op("matmul", inputs=("x", "y"), infer_meta=matmul_meta, backward=matmul_grad,
                      save=("x", "y"), attrs={"transpose_x": (bool, False), "transpose_y": (bool, False)})
-add_kernel("matmul", "cpu", FLOATS + INTS, matmul_blas, name="blas", priority=1)
+add_kernel("matmul", "cpu", FLOATS + INTS + COMPLEX, matmul_blas, name="blas", priority=1)
+# bfloat16: multiplied and summed in float32 (numpy's float32 BLAS), the result rounded to bfloat16 once
+add_kernel("matmul", "cpu", BFLOAT16, upcast_bfloat16(matmul_blas), name="blas_float32")
 add_kernel("matmul", "cpu", ("float32", "float64"),
            LazyKernel("minipaddle.framework.kernels.cpu.matmul:matmul_numba"), name="numba")
 
@@ -129,12 +134,20 @@ def matmul(x, y, transpose_x=False, transpose_y=False, name=None) -> Tensor:
         x = as_tensor("matmul", "x", x)
     if type(y) is not Tensor:
         y = as_tensor("matmul", "y", y)
+    if x._data.dtype != y._data.dtype and "c" in (x._data.dtype.kind, y._data.dtype.kind):
+        x, y = _promote_to_complex(x, y)   # Paddle: float32 @ complex64 is complex64
     if transpose_x is False and transpose_y is False:
         return dispatch(MATMUL, (x, y))  # attrs left out take their defaults: no keyword passing
     for flag_name, flag in (("transpose_x", transpose_x), ("transpose_y", transpose_y)):
         if not isinstance(flag, (bool, np.bool_)):  # 'yes' would be truthy: refuse it, as Paddle does
             raise invalid_type("matmul", f"{flag_name} must be a bool, got {type(flag).__name__} {flag!r}.")
     return dispatch(MATMUL, (x, y), {"transpose_x": bool(transpose_x), "transpose_y": bool(transpose_y)})
+
+
+def _promote_to_complex(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
+    from .elementwise import cast
+    target = promote_types("matmul", x._data.dtype, y._data.dtype)
+    return cast(x, target), cast(y, target)
 
 
 # ---- bmm ---------------------------------------------------------------------------

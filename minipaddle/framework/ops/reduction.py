@@ -16,12 +16,13 @@ from ..dispatch import dispatch
 from ..errors import invalid_argument, unimplemented
 from ..registry import MetaTensor, add_kernel, register_op
 from ..tensor import Tensor
-from . import manipulation
-from .common import ALL, FLOATS, NUMERIC, as_tensor, dtype_of, normalize_axes, normalize_axis, require_dtype
+from . import common, manipulation
+from ..kernels.cpu.elementwise import upcast_bfloat16
+from .common import ALL, BFLOAT16, COMPLEX, FLOATS, NUMERIC, as_tensor, dtype_of, normalize_axes, normalize_axis
 
 REAL = NUMERIC + ("int8", "int16", "uint8")   # every dtype but bool
 INT64 = np.dtype("int64")
-FLOAT_ONLY = "a floating dtype (float16, float32, float64)"
+FLOAT_ONLY = "a floating dtype (float16, bfloat16, float32, float64)"
 
 
 # ---- shape helpers (the autograd engine imports sum and expand_reduced) ---------------
@@ -91,7 +92,7 @@ def _reduce_meta_for(name: str, float_only: bool = False, nonempty: bool = False
     """infer_meta of a reduction whose output keeps the input's dtype (other attrs: no effect on it)."""
     def reduce_meta(x, axis=None, keepdim=False, **other_attrs) -> MetaTensor:
         if float_only:
-            require_dtype(name, "x", x, "f", FLOAT_ONLY)
+            common.require_dtype(name, "x", x, "fc", "a floating or complex dtype")
         elif x.dtype.kind == "b":
             raise invalid_argument(name, "argument 'x' has dtype bool, expected a number dtype.",
                                    hint="cast it with x.astype('int64') first.")
@@ -136,6 +137,7 @@ def sum_kernel(x, axis=None, keepdim=False, dtype=None):
 SUM = register_op("sum", inputs=("x",), infer_meta=sum_meta, backward=sum_grad,
                   attrs={**_reduce_attrs(), "dtype": (np.dtype, None)})
 add_kernel("sum", "cpu", ALL, sum_kernel, name="numpy")
+add_kernel("sum", "cpu", BFLOAT16, upcast_bfloat16(sum_kernel), name="numpy_float32", priority=1)  # sums in float32
 
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None) -> Tensor:
@@ -164,7 +166,8 @@ def mean_kernel(x, axis=None, keepdim=False):
 
 MEAN = register_op("mean", inputs=("x",), infer_meta=_reduce_meta_for("mean", float_only=True), backward=mean_grad,
                    attrs=_reduce_attrs())
-add_kernel("mean", "cpu", FLOATS, mean_kernel, name="numpy")
+add_kernel("mean", "cpu", FLOATS + COMPLEX, mean_kernel, name="numpy")
+add_kernel("mean", "cpu", BFLOAT16, upcast_bfloat16(mean_kernel), name="numpy_float32")
 mean = _reduce_api(MEAN, "mean", "Arithmetic mean over `axis` (None: all elements).")
 
 
@@ -331,7 +334,7 @@ def cumsum_kernel(x, axis=None, reverse=False):
 
 CUMSUM = register_op("cumsum", inputs=("x",), infer_meta=cumsum_meta, backward=cumsum_grad,
                      attrs={"axis": (int, None), "reverse": (bool, False)})
-add_kernel("cumsum", "cpu", REAL, cumsum_kernel, name="numpy")
+add_kernel("cumsum", "cpu", REAL + COMPLEX, cumsum_kernel, name="numpy")
 
 
 def cumsum(x, axis=None, dtype=None, name=None) -> Tensor:

@@ -122,12 +122,28 @@ class ElementwiseKernel:
 
 def upcast_float16(kernel):
     """Run a float32 kernel for float16 inputs (numba has no float16 math on the CPU)."""
-    def float16_kernel(*arrays, **attrs):
-        wide = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == np.float16 else a
+    return compute_in_float32(kernel, np.dtype(np.float16))
+
+
+def upcast_bfloat16(kernel):
+    """Run a float32 kernel for bfloat16 inputs: each input is widened to float32 (exactly: bfloat16 is
+    float32 with the low 16 bits of mantissa dropped), the kernel computes in float32, and the result is
+    rounded back to bfloat16 (round to nearest even). So a bfloat16 op is the float32 op rounded once,
+    as on hardware that computes bfloat16 in float32 units; a sum or matmul accumulates in float32."""
+    from ...dtype import BFLOAT16_NP
+    return compute_in_float32(kernel, BFLOAT16_NP)
+
+
+def compute_in_float32(kernel, narrow: np.dtype):
+    """`kernel` for inputs of the narrow float dtype `narrow`: widen to float32, compute, round back."""
+    def narrow_kernel(*arrays, **attrs):
+        wide = [a.astype(np.float32) if isinstance(a, np.ndarray) and a.dtype == narrow else a
                 for a in arrays]
         out = kernel(*wide, **attrs)
         if isinstance(out, tuple):
-            return tuple(o.astype(np.float16) if o.dtype == np.float32 else o for o in out)
-        return out.astype(np.float16) if out.dtype == np.float32 else out
-    float16_kernel.__wrapped__ = kernel
-    return float16_kernel
+            return tuple(o.astype(narrow) if o.dtype == np.float32 else o for o in out)
+        out = np.asarray(out)
+        return out.astype(narrow) if out.dtype == np.float32 else out
+    narrow_kernel.__name__ = narrow_kernel.__qualname__ = f"{narrow.name}_via_float32"
+    narrow_kernel.__wrapped__ = kernel
+    return narrow_kernel
