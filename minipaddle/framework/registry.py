@@ -213,13 +213,20 @@ def preferred_kernel(op_name: str, key: KernelKey) -> str | None:
     return _preferred.get((op_name, key)) if _preferred else None
 
 
+# What a missing kernel of a kind means (numpy kind letters): said in the error, so a learner knows why
+_WHY_NO_KERNEL = {"c": " Like Paddle, minipaddle has no complex kernel for this op (complex numbers have no "
+                       "order: no max, sort or floor); use paddle.abs(x), paddle.real(x) or paddle.imag(x) first.",
+                  "V": " bfloat16 has kernels for the common math (computed in float32); this op has none."}
+
+
 def select_kernel(op: OpDef, key: KernelKey) -> Kernel:
     """The one place that picks which kernel runs: the preferred one, else top priority."""
     bucket = op.kernels.get(key)
     if not bucket:
         have = sorted(f"{k.backend}/{k.dtype}" for k in op.kernels)
+        what = _WHY_NO_KERNEL.get(key.dtype.kind, "")
         raise unimplemented(
-            op.name, f"no kernel registered for backend '{key.backend}' and dtype {key.dtype}.",
+            op.name, f"no kernel registered for backend '{key.backend}' and dtype {key.dtype}.{what}",
             hint=f"registered: {', '.join(have) or 'none'}. Cast the input with .astype(...).")
     wanted = _preferred.get((op.name, key))
     if wanted is not None:

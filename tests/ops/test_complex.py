@@ -138,8 +138,26 @@ def test_comparisons():
 @pytest.mark.parametrize("op", [lambda z: paddle.maximum(z, z), paddle.max, paddle.floor, paddle.rsqrt,
                                 paddle.sort, paddle.argmax, lambda z: z // z])
 def test_ops_without_complex_kernels_say_so(op):
-    with pytest.raises(Unimplemented, match="complex64"):
+    with pytest.raises(Unimplemented, match="dtype complex64. Like Paddle, minipaddle has no complex kernel"):
         op(paddle.to_tensor([1 + 2j]))
+
+
+def test_broadcast_gradients_are_summed_back_to_each_shape():
+    z, w = _random_complex((2, 3)), _random_complex((3,))
+    zt = paddle.to_tensor(z, stop_gradient=False)
+    wt = paddle.to_tensor(w, stop_gradient=False)
+    paddle.abs(zt * wt).sum().backward()
+    want_w = numeric_complex_grad(lambda a: float(np.abs(z * a).sum()), w)
+    np.testing.assert_allclose(wt.grad.numpy(), want_w, rtol=1e-5)
+    assert zt.grad.shape == [2, 3] and wt.grad.shape == [3]
+
+
+def test_double_grad():
+    z = paddle.to_tensor(np.array([1 + 2j]), stop_gradient=False)
+    g, = paddle.grad([paddle.abs(z * z).sum()], [z], create_graph=True)   # |z^2| = a^2 + b^2: 2z
+    np.testing.assert_allclose(g.numpy(), [2 + 4j])
+    gg, = paddle.grad([paddle.abs(g).sum()], [z])                          # |2z|: 2 z / |z|
+    np.testing.assert_allclose(gg.numpy(), [2 * (1 + 2j) / np.sqrt(5)], rtol=1e-12)
 
 
 def test_complex_needs_two_floats_of_one_dtype():
