@@ -171,3 +171,20 @@ def test_repr_prints_both_parts():
     text = repr(paddle.to_tensor([1 + 2j, -8 + 6j]))
     assert "dtype=paddle.complex64" in text
     assert "[ (1.00000000+2.00000000j), (-8.00000000+6.00000000j)]" in text
+
+
+def test_static_program_gradients():
+    paddle.enable_static()
+    try:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            x = paddle.static.data("x", [2], "complex64")
+            x.stop_gradient = False
+            loss = paddle.abs(x * x).sum()
+            grads = paddle.static.gradients([loss], [x])
+        out = paddle.static.Executor().run(main, feed={"x": np.array([1 + 2j, 3j], np.complex64)},
+                                           fetch_list=[loss] + grads)
+    finally:
+        paddle.disable_static()
+    np.testing.assert_allclose(out[0], 14.0)
+    np.testing.assert_allclose(out[1], [2 + 4j, 6j], rtol=1e-6)     # |z^2| = a^2 + b^2: 2z

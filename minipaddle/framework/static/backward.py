@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dtype import is_differentiable
 from ..errors import invalid_argument, unimplemented
 from ..registry import get_op
 from . import builder
@@ -402,7 +403,8 @@ def _emit_backward_rule_grad(dest: Block, op: Operator, grads: dict, no_grad: se
 
 def wants_grad(block: Block, name: str, no_grad: set) -> bool:
     var = block._find_var_recursive(name)
-    return var is not None and var._data.dtype.kind == "f" and not var.stop_gradient and name not in no_grad
+    return (var is not None and is_differentiable(var._data.dtype) and not var.stop_gradient
+            and name not in no_grad)
 
 
 @static_op("backward_rule_grad")

@@ -25,7 +25,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from ..dtype import convert_dtype, default_float
+from ..dtype import convert_dtype, default_float, is_differentiable
 from ..errors import MinipaddleError, invalid_argument, precondition_not_met, unimplemented
 from ..registry import OpDef
 from ..tensor import Tensor
@@ -196,7 +196,7 @@ def build_op(op: OpDef, inputs: tuple, attrs: dict):
     for m in out_metas:
         dtype = np.dtype(m.dtype)
         outs.append(block.create_var(program._unique_name(op.name), m.shape, dtype,
-                                     stop_gradient=not (needs_grad and dtype.kind == "f")))
+                                     stop_gradient=not (needs_grad and is_differentiable(dtype))))
     if op.variadic:
         in_slots = {op.inputs[0]: [v.name for v in in_vars]}
     else:
