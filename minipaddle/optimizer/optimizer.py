@@ -25,6 +25,7 @@ import numpy as np
 
 from ..framework import instrument
 from ..framework.autograd import no_grad
+from ..framework.dtype import BFLOAT16_NP
 from ..framework.errors import invalid_argument, invalid_type, precondition_not_met, unimplemented
 from ..framework.parameter import unique_name
 from ..framework.tensor import Tensor
@@ -86,7 +87,7 @@ def _check_params(api: str, params, where: str) -> list:
     for p in params:
         if not isinstance(p, Tensor):
             raise invalid_argument(api, f"{where} must hold Tensors (Parameters), got a {type(p).__name__}.")
-        if p._data.dtype.kind != "f":
+        if p._data.dtype.kind != "f" and p._data.dtype != BFLOAT16_NP:
             raise invalid_argument(api, f"parameter '{p.name}' has dtype {p._data.dtype}; only float tensors "
                                         "can be optimized.")
     return params
@@ -313,7 +314,11 @@ class Optimizer:
         return kind if self._name is None else f"{self._name}_{kind}"
 
     def _create_state(self, p: Tensor, group: dict) -> dict:
-        state = self._init_state(p, group)
+        if p._data.dtype == BFLOAT16_NP:  # as Paddle: a bfloat16 parameter's accumulators are float32 (in
+            # bfloat16, Adam's beta2_pow 0.999 would round to 1 and its bias correction to 0: no update)
+            state = self._init_state(Tensor._wrap(p._data.astype(np.float32)), group)
+        else:
+            state = self._init_state(p, group)
         names = {}
         for kind, arr in state.items():
             base = f"{p.name}_{self._kind_name(kind)}"

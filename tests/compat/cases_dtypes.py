@@ -276,8 +276,9 @@ def bfloat16_type_promotion(paddle):
 @case
 def bfloat16_refused_ops(paddle):
     x = _bf(paddle)
-    return {"erf": _refused(lambda: paddle.erf(x)), "cumsum": _refused(lambda: paddle.cumsum(x)),
-            "max": _refused(lambda: paddle.max(x))}
+    return {"prod": _refused(lambda: paddle.prod(x)), "cumsum": _refused(lambda: paddle.cumsum(x)),
+            "max": _refused(lambda: paddle.max(x)), "var": _refused(lambda: paddle.var(x)),
+            "topk": _refused(lambda: paddle.topk(x, 1))}
 
 
 @case

@@ -90,7 +90,7 @@ def test_promotion():
         paddle.to_tensor([1]) + x
 
 
-@pytest.mark.parametrize("op", [paddle.erf, paddle.cumsum, paddle.max])
+@pytest.mark.parametrize("op", [paddle.prod, paddle.cumsum, paddle.max, paddle.var])
 def test_ops_without_bfloat16_kernels_say_so(op):
     with pytest.raises(Unimplemented, match="no kernel registered for backend 'cpu' and dtype bfloat16"):
         op(paddle.to_tensor([1.0], dtype="bfloat16"))

@@ -16,7 +16,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from ...framework.dtype import convert_dtype
+from ...framework.dtype import convert_dtype, to_paddle_dtype
 from ...framework.errors import invalid_argument, precondition_not_met
 from ...framework.parameter import Parameter, ParamAttr, create_parameter, unique_name
 from ...framework.tensor import Tensor
@@ -315,10 +315,10 @@ class Layer:
         if dtype is None:
             return self
         np_dtype = convert_dtype(dtype)
-        if np_dtype.kind != "f":
+        if not to_paddle_dtype(np_dtype).is_floating_point:   # float16, bfloat16, float32, float64
             raise invalid_argument("Layer.to", f"dtype must be a float type, got {np_dtype}.")
         for t in list(self.parameters()) + list(self.buffers()):
-            if t._data.dtype.kind == "f" and t._data.dtype != np_dtype:
+            if to_paddle_dtype(t._data.dtype).is_floating_point and t._data.dtype != np_dtype:
                 t._data = t._data.astype(np_dtype)
                 t._grad = None
         for layer in self.sublayers(include_self=True):
