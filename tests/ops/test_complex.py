@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import minipaddle as paddle
 from minipaddle.framework.errors import InvalidArgument, Unimplemented
 
-from .opcheck import torch_or_skip
+from .opcheck import broadcast_pair, torch_or_skip
 
 RNG = np.random.default_rng(7)
 
@@ -188,3 +190,21 @@ def test_static_program_gradients():
         paddle.disable_static()
     np.testing.assert_allclose(out[0], 14.0)
     np.testing.assert_allclose(out[1], [2 + 4j, 6j], rtol=1e-6)     # |z^2| = a^2 + b^2: 2z
+
+
+@settings(max_examples=25, deadline=None)
+@given(shapes=broadcast_pair(max_dims=3, max_side=3), seed=st.integers(0, 2**31))
+def test_binary_ops_broadcast_like_numpy_and_sum_gradients_back(shapes, seed):
+    rng = np.random.default_rng(seed)
+    a = np.asarray(rng.uniform(-2, 2, shapes[0]) + 1j * rng.uniform(-2, 2, shapes[0]))
+    b = np.asarray(rng.uniform(0.5, 2, shapes[1]) + 1j * rng.uniform(0.5, 2, shapes[1]))   # no zeros: b divides
+    for op, ref in ((paddle.add, np.add), (paddle.multiply, np.multiply), (paddle.divide, np.divide)):
+        at = paddle.to_tensor(a, stop_gradient=False)
+        bt = paddle.to_tensor(b, stop_gradient=False)
+        out = op(at, bt)
+        np.testing.assert_allclose(out.numpy(), ref(a, b), rtol=1e-12)
+        paddle.abs(out).sum().backward()
+        assert at.grad.shape == list(a.shape) and bt.grad.shape == list(b.shape)
+        if a.size and b.size and a.size <= 9:
+            want = numeric_complex_grad(lambda x, ref=ref: float(np.abs(ref(x, b)).sum()), a)
+            np.testing.assert_allclose(at.grad.numpy(), want, rtol=1e-5, atol=1e-7)
