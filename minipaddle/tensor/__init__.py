@@ -10,7 +10,7 @@ from __future__ import annotations
 # ruff: noqa: F401  -- every import below is re-exported (see __all__ at the end)
 
 from . import attribute, creation, linalg, logic, manipulation, math, random, search, stat  # noqa: F401
-from .attribute import shape
+from .attribute import imag, is_complex, is_floating_point, is_integer, real, shape
 from .creation import (arange, assign, diag, diagflat, empty, empty_like, eye, full, full_like, linspace, meshgrid,
                        ones, ones_like, to_tensor, tril, triu, zeros, zeros_like)
 from .linalg import bincount, bmm, dist, dot, histogram, matmul, mv, norm, t, transpose

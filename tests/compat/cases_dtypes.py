@@ -288,3 +288,11 @@ def bfloat16_grads_are_bfloat16(paddle):
     y = paddle.to_tensor([1.5, 2.25, 3.0], dtype="bfloat16", stop_gradient=False)
     (y * y * y).sum().backward()
     return {"d sum(x*x)": _b(x.grad), "d sum(y*y*y)": _b(y.grad)}
+
+
+@case
+def dtype_predicates(paddle):
+    tensors = {"bfloat16": paddle.to_tensor([1.0], dtype="bfloat16"), "complex64": paddle.to_tensor([1j]),
+               "float32": paddle.to_tensor([1.0]), "int64": paddle.to_tensor([1]), "bool": paddle.to_tensor([True])}
+    return {name: [paddle.is_floating_point(t), paddle.is_complex(t), t.is_floating_point(), t.is_complex(),
+                   t.is_integer(), paddle.tensor.attribute.is_integer(t)] for name, t in tensors.items()}

@@ -242,23 +242,24 @@ def _apply_node(node, grads, buffers, heap, retain_graph, api, sent: list | None
 def _sum_to_shape(op_name, g, shape):
     """Reduce a broadcast gradient back to its input's shape (sum over broadcast axes)."""
     from ..ops.reduction import sum as reduce_sum
-    from ..ops.manipulation import reshape
 
     gshape = g._data.shape
     lead = len(gshape) - len(shape)
     if lead < 0:
         raise precondition_not_met(op_name, f"backward produced a gradient of shape {list(gshape)} "
                                             f"for an input of shape {list(shape)}.")
-    axes = list(range(lead))
+    kept = []   # the input's size-1 dims that were broadcast
     for i, n in enumerate(shape):
         if n == 1 and gshape[lead + i] != 1:
-            axes.append(lead + i)
+            kept.append(i)
         elif n != gshape[lead + i]:
             raise precondition_not_met(op_name, f"backward produced a gradient of shape {list(gshape)} "
                                                 f"for an input of shape {list(shape)}.")
-    if axes:
-        g = reduce_sum(g, axis=axes)
-    return reshape(g, list(shape))
+    if lead:
+        g = reduce_sum(g, axis=list(range(lead)))
+    if kept:  # keepdim, not a reshape afterwards: reshape reads a 0 in [1, 0] as Paddle's "copy this dim"
+        g = reduce_sum(g, axis=kept, keepdim=True)
+    return g
 
 
 def _accumulate_leaf(node: AccumulateGrad, g, create_graph: bool) -> None:

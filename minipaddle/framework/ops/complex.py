@@ -1,4 +1,5 @@
-"""Complex numbers: complex(real, imag), real, imag, conj, angle, is_complex.
+"""Complex numbers: complex(real, imag), real, imag, conj, angle; and the dtype predicates is_complex,
+is_floating_point (bfloat16 included), is_integer.
 
 complex64 holds two float32s (real, imaginary), complex128 two float64s; numpy stores and computes
 them, so the arithmetic ops (add, multiply, exp, matmul, ...) serve complex tensors with numpy's
@@ -19,7 +20,7 @@ import numpy as np
 
 from ..creation import zeros_like
 from ..dispatch import dispatch
-from ..dtype import complex_of, real_of
+from ..dtype import complex_of, real_of, to_paddle_dtype
 from ..errors import invalid_argument, unimplemented
 from ..registry import MetaTensor, add_kernel, register_op
 from ..tensor import Tensor
@@ -36,6 +37,16 @@ def conj_if_complex(t: Tensor) -> Tensor:
 def is_complex(x) -> bool:
     """Whether x is a complex64 or complex128 tensor (`paddle.is_complex(x)`, `x.is_complex()`)."""
     return as_tensor("is_complex", "x", x)._data.dtype.kind == "c"
+
+
+def is_floating_point(x) -> bool:
+    """Whether x is a float16, bfloat16, float32 or float64 tensor (complex ones are not)."""
+    return to_paddle_dtype(as_tensor("is_floating_point", "x", x)._data.dtype).is_floating_point
+
+
+def is_integer(x) -> bool:
+    """Whether x is a tensor of an integer dtype (bool is not one)."""
+    return as_tensor("is_integer", "x", x)._data.dtype.kind in "iu"
 
 
 # ---- complex(real, imag) ---------------------------------------------------------------
@@ -157,5 +168,5 @@ def angle(x, name=None) -> Tensor:
     return dispatch(ANGLE, (as_tensor("angle", "x", x),))
 
 
-__all__ = ["complex", "real", "imag", "conj", "angle", "is_complex"]
-TENSOR_METHODS = ["real", "imag", "conj", "angle", "is_complex"]
+__all__ = ["complex", "real", "imag", "conj", "angle", "is_complex", "is_floating_point", "is_integer"]
+TENSOR_METHODS = ["real", "imag", "conj", "angle", "is_complex", "is_floating_point", "is_integer"]
