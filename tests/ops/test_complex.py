@@ -128,6 +128,7 @@ def test_promotion_with_real_tensors():
     assert (paddle.to_tensor([1]) * z).dtype == paddle.complex64      # int + complex: allowed, unlike int + float
     assert (paddle.ones([1]) + 1j).dtype == paddle.complex64
     assert (paddle.ones([1], dtype="float64") + 1j).dtype == paddle.complex128
+    assert (paddle.ones([1]) + np.complex64(2j)).tolist() == [1 + 2j]   # a numpy complex scalar too
 
 
 def test_comparisons():

@@ -48,7 +48,7 @@ def scalar_tensor(value, like: np.dtype, op: str = "scalar") -> Tensor:
                 raise invalid_argument(op, f"the Python int {value} does not fit in the tensor's dtype {dtype} "
                                            f"(its range is {info.min} .. {info.max}).",
                                        hint="cast the tensor to int64 first: x.astype('int64').")
-    elif isinstance(value, complex):  # a complex number makes any real tensor complex (f32 + 1j: complex64)
+    elif isinstance(value, (complex, np.complexfloating)):  # makes a real tensor complex (f32 + 1j: complex64)
         dtype = like if like.kind == "c" else complex_of(like)
     else:
         dtype = like if like.kind in "fc" or like == BFLOAT16_NP else default_float()
