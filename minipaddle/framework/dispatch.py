@@ -13,6 +13,7 @@ This path decides eager speed; it is measured in benchmarks/op_overhead.py.
 from __future__ import annotations
 
 import time
+from threading import get_ident
 
 import numpy as np
 
@@ -31,7 +32,7 @@ _new = object.__new__
 def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY):
     """Run `op` on Tensors `inputs`; return a Tensor or a tuple of Tensors."""
     if thread_modes.threads_building:  # some thread builds a Program: is it this one? (thread_modes.py)
-        builder = modes._static_builder
+        builder = thread_modes.threads_building.get(get_ident())
         if builder is not None:
             return builder(op, inputs, attrs)
     if len(inputs) == 2:  # unrolled: a list comprehension costs a frame per call
@@ -67,11 +68,11 @@ def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY):
         outs = tuple(Tensor._wrap(r if type(r) is np.ndarray else np.asarray(r, dtype=m.dtype))
                      for r, m in zip(result, metas))
 
-    if op.backward is not None:
+    if op.backward is not None:  # the inputs first: with none needing grad, the mode is not looked at
         for t in inputs:
             if not t.stop_gradient:
-                if not thread_modes.threads_without_grad or modes._grad_enabled:
-                    _record(op, inputs, attrs, outs)
+                if not thread_modes.threads_without_grad or get_ident() not in thread_modes.threads_without_grad:
+                    _record(op, inputs, attrs, outs)  # (nobody in no_grad, or not this thread)
                 break
     return out if single else outs
 
@@ -94,7 +95,7 @@ def _dispatch_traced(op: OpDef, inputs: tuple, attrs: dict, arrays: tuple, metas
         outs = tuple(Tensor._wrap(r if type(r) is np.ndarray else np.asarray(r, dtype=m.dtype))
                      for r, m in zip(result, metas))
     node = None
-    if modes.grad_enabled and op.backward is not None:
+    if thread_modes.grad_enabled() and op.backward is not None:
         for t in inputs:
             if not t.stop_gradient:
                 _record(op, inputs, attrs, outs)

@@ -146,11 +146,3 @@ def current_layer() -> str | None:
             caller, caller_path = entry[0], entry[1]
     return layer_stack[-1][1]
 
-
-def __getattr__(name: str):
-    """`instrument.layer_stack` (read by the visualizer) is the calling thread's stack. A module
-    `__getattr__`, not a module subclass: `instrument.subscribers` stays a plain module attribute,
-    which CPython reads fastest on the dispatch path."""
-    if name == "layer_stack":
-        return modes.layer_stack
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

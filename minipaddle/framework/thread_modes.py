@@ -32,67 +32,95 @@ What stays process-wide, and why (an audit of the framework's module globals):
 """
 from __future__ import annotations
 
-import itertools
 import threading
+from threading import get_ident
 
-# The threads whose grad mode is off / that are building a Program right now (a key per thread). A
-# thread-local read costs ~50 ns and a module global ~10 ns, so dispatch tests these sets first and
-# looks at its own thread's mode only when some thread has switched one: a script with one thread and no
-# `no_grad` pays nothing for threads. set.add and set.discard are atomic under the GIL, so no lock;
-# `_ThreadExit` takes a thread out of both when the thread ends with a mode still switched on.
+# Grad mode off and static mode on are kept as *which threads* have them: a set of thread ids and a
+# dict {thread id: builder}. Dispatch tests them first -- one module-global truthiness check while no
+# thread has switched anything, which is every forward pass of a one-thread script -- and only then
+# asks whether the calling thread is among them (`get_ident() in ...`, a C call and a set lookup,
+# about ten times cheaper than reading a threading.local). set.add / dict assignment and their
+# removal are atomic under the GIL: no lock. A thread that ends with a mode still switched leaves
+# them through `_ThreadExit`, so a new thread that gets the same id starts with the defaults.
 threads_without_grad: set[int] = set()
-threads_building: set[int] = set()
-_keys = itertools.count()
+threads_building: dict[int, object] = {}   # thread id -> build_op (framework/static/builder.py)
+_watched: set[int] = set()                 # threads that have a _ThreadExit
 
 
 class _ThreadExit:
-    """Lives in one thread's ThreadModes; freed when the thread ends, it takes the thread out of the sets."""
+    """Lives in one thread's ThreadModes; freed when the thread ends, it takes the thread's id out."""
 
-    def __init__(self, key: int) -> None:
-        self.key = key
+    def __init__(self, ident: int) -> None:
+        self.ident = ident
+        # held here: at interpreter exit the module's globals may be gone before this runs
+        self.registries = (threads_without_grad, threads_building, _watched)
 
     def __del__(self) -> None:
-        threads_without_grad.discard(self.key)
-        threads_building.discard(self.key)
+        without_grad, building, watched = self.registries
+        without_grad.discard(self.ident)
+        building.pop(self.ident, None)
+        watched.discard(self.ident)
+
+
+def _watch_exit(ident: int) -> None:
+    if ident not in _watched:
+        modes._exit = _ThreadExit(ident)
+        _watched.add(ident)
+
+
+def set_grad(enabled: bool) -> None:
+    """Switch the calling thread's grad mode (what no_grad, backward and optimizer.step do)."""
+    ident = get_ident()
+    if enabled:
+        threads_without_grad.discard(ident)
+    else:
+        _watch_exit(ident)
+        threads_without_grad.add(ident)
+
+
+def grad_enabled() -> bool:
+    """The calling thread's grad mode."""
+    return not threads_without_grad or get_ident() not in threads_without_grad
+
+
+def set_static_builder(builder) -> None:
+    """Start (`build_op`) or stop (None) building a Program in the calling thread."""
+    ident = get_ident()
+    if builder is None:
+        threads_building.pop(ident, None)
+    else:
+        _watch_exit(ident)
+        threads_building[ident] = builder
+
+
+def static_builder():
+    """The calling thread's Program builder, or None in eager mode."""
+    return threads_building.get(get_ident()) if threads_building else None
 
 
 class ThreadModes(threading.local):
-    """The calling thread's modes. Class attributes are the defaults every new thread starts with."""
-
-    _grad_enabled: bool = True
-    _static_builder = None  # build_op (framework/static/builder.py) while this thread builds a Program
+    """The calling thread's modes, as attributes. A new thread starts with grad on, eager, no layer."""
 
     def __init__(self) -> None:
-        # Called once in each thread, on its first read: a mutable default must be the thread's own.
+        # Called once in each thread, on its first use: a mutable default must be the thread's own.
         self.layer_stack: list[list] = []
-        self._key = next(_keys)
-        self._exit = _ThreadExit(self._key)
+        self._exit: _ThreadExit | None = None  # made when the thread first switches a mode
 
     @property
     def grad_enabled(self) -> bool:
-        return self._grad_enabled
+        return grad_enabled()
 
     @grad_enabled.setter
     def grad_enabled(self, value: bool) -> None:
-        if value:
-            self._grad_enabled = True
-            threads_without_grad.discard(self._key)
-        else:
-            threads_without_grad.add(self._key)
-            self._grad_enabled = False
+        set_grad(bool(value))
 
     @property
     def static_builder(self):
-        return self._static_builder
+        return static_builder()
 
     @static_builder.setter
     def static_builder(self, builder) -> None:
-        if builder is None:
-            self._static_builder = None
-            threads_building.discard(self._key)
-        else:
-            threads_building.add(self._key)
-            self._static_builder = builder
+        set_static_builder(builder)
 
 
 modes = ThreadModes()

@@ -42,6 +42,7 @@ from ..framework import instrument
 from ..framework.autograd.node import AccumulateGrad
 from ..framework.parameter import Parameter
 from ..framework.registry import KernelKey, preferred_kernel
+from ..framework.thread_modes import modes
 from .summary import SATURATION_OPS, json_number, jsonable, saturation, same_values, summarize
 from . import program as _program
 from .doc_cache import DocumentCache
@@ -202,7 +203,7 @@ class TraceBuilder:
         """`param`'s state_dict key in the outermost running layer ("0.weight", "fc1.bias"), or None
         outside layers; notes the path of the layer holding it ("Sequential.0") for the health view.
         Each outermost layer's names are listed once per recording."""
-        stack = instrument.layer_stack
+        stack = modes.layer_stack  # this thread's running layers
         if not stack:
             return None
         outer = stack[0][0]
@@ -342,7 +343,7 @@ class TraceBuilder:
             self._start_iteration(step)
         layer = e.get("layer")
         if layer is not None and layer not in self.layer_kinds:
-            stack = instrument.layer_stack
+            stack = modes.layer_stack  # this thread's running layers
             self.layer_kinds[layer] = type(stack[-1][0]).__name__ if stack else None
         held: list = []
         nid = self._new_id("n")

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import minipaddle as paddle
-from minipaddle.framework import instrument, thread_modes
+from minipaddle.framework import thread_modes
 from minipaddle.framework.thread_modes import modes
 
 STEPS = 60
@@ -123,7 +123,7 @@ def test_a_thread_started_inside_no_grad_starts_with_the_defaults():
     def child():
         seen["grad"] = paddle.is_grad_enabled()
         seen["static"] = paddle.in_dynamic_mode(), paddle.static.in_static_mode()
-        seen["layers"] = list(instrument.layer_stack)
+        seen["layers"] = list(modes.layer_stack)
         w = paddle.to_tensor([2.0], stop_gradient=False)
         (w * w).sum().backward()
         seen["grad_value"] = w.grad.numpy()
@@ -162,7 +162,7 @@ def test_static_mode_in_one_thread_leaves_another_thread_eager():
 
 
 def test_set_grad_enabled_in_a_thread_does_not_leak_to_others():
-    before = (set(thread_modes.threads_without_grad), set(thread_modes.threads_building))
+    before = (set(thread_modes.threads_without_grad), dict(thread_modes.threads_building))
     seen = []
 
     def child():
@@ -179,3 +179,4 @@ def test_set_grad_enabled_in_a_thread_does_not_leak_to_others():
     assert seen == [(False, False)] and paddle.is_grad_enabled() and paddle.in_dynamic_mode()
     # the ended thread left both sets: the eager path is back to its one-global check
     assert (thread_modes.threads_without_grad, thread_modes.threads_building) == before
+    assert thread_modes.grad_enabled() and thread_modes.static_builder() is None

@@ -8,6 +8,7 @@ import minipaddle as paddle
 from minipaddle import nn
 from minipaddle.framework import instrument
 from minipaddle.framework.errors import InvalidArgument, PreconditionNotMet
+from minipaddle.framework.thread_modes import modes
 from minipaddle.nn import initializer as init
 
 
@@ -110,7 +111,7 @@ def test_layer_stack_records_the_path_each_op_runs_under():
 
     Model()(paddle.ones([1]))
     assert paths == ["Model.encoder.probe", "Model.layers.0"]
-    assert instrument.layer_stack == []
+    assert modes.layer_stack == []
 
 
 def test_layer_stack_is_popped_when_forward_raises():
@@ -120,7 +121,7 @@ def test_layer_stack_is_popped_when_forward_raises():
 
     with pytest.raises(RuntimeError):
         Boom()(1)
-    assert instrument.layer_stack == []
+    assert modes.layer_stack == []
 
 
 def test_set_state_dict_round_trip_and_reports_missing_and_unexpected_keys():

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import instrument
 from ..errors import invalid_argument, precondition_not_met
-from ..thread_modes import modes
+from ..thread_modes import grad_enabled, set_grad
 from .node import AccumulateGrad
 
 Tensor = None  # set by tensor.py once the class exists (tensor.py imports this module)
@@ -82,8 +82,8 @@ def run_backward(outputs, grad_outputs, *, retain_graph: bool, create_graph: boo
             blocked.setdefault(edge[0], []).append(edge[1])
     captured = [None] * (len(inputs) if inputs is not None else 0)
 
-    prev_mode = modes._grad_enabled
-    modes.grad_enabled = create_graph
+    prev_mode = grad_enabled()
+    set_grad(create_graph)
     try:
         while heap:
             node = heappop(heap)[1]
@@ -109,7 +109,7 @@ def run_backward(outputs, grad_outputs, *, retain_graph: bool, create_graph: boo
             else:
                 _apply_node(node, grads, buffers, heap, retain_graph, api)
     finally:
-        modes.grad_enabled = prev_mode
+        set_grad(prev_mode)
         if traced:
             instrument.emit({"kind": "backward_end", "api": api})
 
@@ -161,7 +161,7 @@ def _accumulate(buffers, heap, node, index, g) -> None:
     prev = grads[index]
     if prev is None:
         grads[index] = g
-    elif modes._grad_enabled:  # create_graph: the sum must be differentiable too
+    elif grad_enabled():  # create_graph: the sum must be differentiable too
         grads[index] = prev + g
     else:
         grads[index] = Tensor._wrap(prev._data + g._data)

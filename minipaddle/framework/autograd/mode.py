@@ -1,8 +1,8 @@
 """Whether ops record a graph: `paddle.no_grad`, `enable_grad`, `set_grad_enabled`.
 
-The flag is `modes.grad_enabled` (framework/thread_modes.py): one per thread, as in PyTorch, so
-a `no_grad` inference thread does not stop another thread's training from recording. A new
-thread starts with grad enabled, whatever the thread that started it had.
+The flag is one per thread (framework/thread_modes.py: `grad_enabled()` / `set_grad()`), as in
+PyTorch, so a `no_grad` inference thread does not stop another thread's training from recording.
+A new thread starts with grad enabled, whatever the thread that started it had.
 """
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import functools
 import sys
 import types
 
-from ..thread_modes import modes
+from ..thread_modes import grad_enabled, set_grad
 
 
 def is_grad_enabled() -> bool:
-    return modes.grad_enabled
+    return grad_enabled()
 
 
 class _GradMode:
@@ -23,11 +23,11 @@ class _GradMode:
     _value = True
 
     def __enter__(self) -> None:
-        self._prev = modes.grad_enabled
-        modes.grad_enabled = self._value
+        self._prev = grad_enabled()
+        set_grad(self._value)
 
     def __exit__(self, *exc) -> None:
-        modes.grad_enabled = self._prev
+        set_grad(self._prev)
 
     def __call__(self, fn):
         @functools.wraps(fn)
@@ -52,14 +52,14 @@ class set_grad_enabled(_GradMode):  # noqa: N801 - Paddle's name
 
     def __init__(self, mode: bool) -> None:
         self._value = bool(mode)
-        self._prev = modes.grad_enabled
-        modes.grad_enabled = self._value  # takes effect now, as in Paddle and PyTorch
+        self._prev = grad_enabled()
+        set_grad(self._value)  # takes effect now, as in Paddle and PyTorch
 
     def __enter__(self) -> None:
         pass
 
     def __exit__(self, *exc) -> None:
-        modes.grad_enabled = self._prev
+        set_grad(self._prev)
 
 
 class _ModeModule(types.ModuleType):
@@ -67,11 +67,11 @@ class _ModeModule(types.ModuleType):
 
     @property
     def grad_enabled(self) -> bool:
-        return modes.grad_enabled
+        return grad_enabled()
 
     @grad_enabled.setter
     def grad_enabled(self, value: bool) -> None:
-        modes.grad_enabled = value
+        set_grad(bool(value))
 
 
 sys.modules[__name__].__class__ = _ModeModule
