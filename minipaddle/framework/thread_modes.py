@@ -7,11 +7,10 @@
 
 PyTorch keeps grad mode per thread, and Paddle keeps its dygraph/static switch per thread: one thread
 may train while another runs inference under `no_grad`, and two threads may each train their own
-model. So these live on one `threading.local` object. A thread starts with the class defaults below
-(grad on, eager, no layer running) -- also a thread started inside a `no_grad` block, as in PyTorch.
-A mode added later (autocast, for one) belongs here too. The dispatch path reads these modes only
-after a process-wide count says some thread has switched one (see below); benchmarks/op_overhead.py
-measures that path.
+model. A thread starts with the defaults (grad on, eager, no layer running) -- also a thread started
+inside a `no_grad` block, as in PyTorch. A mode added later (autocast, for one) belongs here too.
+The layer stack lives on a `threading.local`; grad-off and static mode are kept as sets of thread
+ids, which dispatch reads more cheaply (see below; benchmarks/op_overhead.py measures that path).
 
 What stays process-wide, and why (an audit of the framework's module globals):
   * instrument.subscribers / update_subscribers -- `paddle.debug.record()` and the profiler hear every
