@@ -192,7 +192,8 @@ def _like(op: str, x, value, dtype) -> Tensor:
     if not isinstance(x, Tensor):
         raise invalid_argument(op, f"x must be a Tensor, got {type(x).__name__}.")
     d = _dtype(dtype, x._data.dtype)
-    check_fits(op, "fill_value", value, d)
+    if d.kind in "iu":
+        check_fits(op, "fill_value", value, d)
     if _building() and _is_variable(x) and -1 in x._data.shape:  # Paddle's fill_any_like: sized at run time
         from .static import builder
         return builder.fill_any_like(x, value, d)

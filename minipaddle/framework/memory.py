@@ -65,9 +65,10 @@ def _error(op: str, needed: int, what: str, available: int | None) -> ResourceEx
                               hint="use a smaller shape or batch, or a smaller dtype (float32 instead of float64).")
 
 
-def check_output(op: str, shape, dtype) -> None:
-    """Raise ResourceExhausted when an output of `shape` and `dtype` cannot fit in the memory available."""
-    needed = nbytes(shape, dtype)
+def check_output(op: str, shape: tuple[int, ...], dtype: np.dtype) -> None:
+    """Raise ResourceExhausted when an output of `shape` (Python ints) and `dtype` cannot fit in the
+    memory available. Cheap for the usual small output: one product, one comparison."""
+    needed = math.prod(shape) * dtype.itemsize
     if needed <= CHECK_ABOVE_BYTES:
         return
     available = available_bytes()
