@@ -61,6 +61,7 @@ MAX_NAN_EVENTS = 100    # NaN/Inf occurrences listed (all are counted)
 MAX_AUTOTUNE = 200      # autotune decisions kept (the first ones: later calls of a class reuse them)
 SAME_CHECK_NUMEL = 1024  # from this size, comparing with a known state is cheaper than summarizing
 HOLD_SHARE = 0.7         # of max_bytes, what the recorder holds (the rest is for building the document)
+HOLD_RESERVE = 512 << 10  # bytes the recorder keeps outside its estimate (id tables, caches)
 SWEEP_MIN = 1024         # id tables are swept of dead objects' entries from this size on
 
 
@@ -73,7 +74,8 @@ class TraceBuilder:
         self.max_bytes = max_bytes
         # what the recorder itself may hold: building the document allocates about 0.85x of that again,
         # so recording and building together stay under 1.5x max_bytes (test_budget.py measures it)
-        self.hold_bytes = int(max_bytes * HOLD_SHARE)
+        # (less a reserve for the id tables and caches the estimate does not count: small budgets feel it)
+        self.hold_bytes = max(int(max_bytes * HOLD_SHARE) - HOLD_RESERVE, max_bytes // 4)
         self.max_steps = max_steps
         self.values_max_numel = values_max_numel
         self.backward = backward
