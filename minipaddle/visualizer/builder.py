@@ -75,7 +75,7 @@ class TraceBuilder:
         # what the recorder itself may hold: building the document allocates about 0.85x of that again,
         # so recording and building together stay under 1.5x max_bytes (test_budget.py measures it)
         # (less a reserve for the id tables and caches the estimate does not count: small budgets feel it)
-        self.hold_bytes = max(int(max_bytes * HOLD_SHARE) - HOLD_RESERVE, max_bytes // 4)
+        self.hold_bytes = int(max_bytes * HOLD_SHARE) - min(HOLD_RESERVE, max_bytes // 8)
         self.max_steps = max_steps
         self.values_max_numel = values_max_numel
         self.backward = backward
