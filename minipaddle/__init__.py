@@ -18,9 +18,52 @@ from .framework.creation import (arange, empty, empty_like, eye, full, full_like
 from .framework.dtype import (bool_ as bool, float16, float32, float64, get_default_dtype,  # noqa: F401,A004
                               int8, int16, int32, int64, set_default_dtype, uint8, bfloat16, complex64, complex128)
 from .framework.place import CPUPlace, CUDAPlace, Place, get_device, set_device  # noqa: F401
-from .framework.ops import public_api as _public_api
-
-globals().update({_n: _f for _n, _f in _public_api().items() if _n not in globals()})
+# every op family's public functions, by name: go-to-definition lands on the real def
+from .framework.ops.elementwise import (  # noqa: F401
+    abs, add, add_n, assign, cast, ceil, cos, divide, elementwise_pow, erf, exp, floor, floor_divide,
+    log, log1p, maximum, minimum, mod, multiply, neg, pow, reciprocal, remainder, round, rsqrt, scale,
+    sign, sin, sqrt, square, subtract, tanh, where
+)
+from .framework.ops.activation import (  # noqa: F401
+    clip, elu, gelu, hardsigmoid, hardswish, hardtanh, leaky_relu, mish, relu, relu6, sigmoid, silu,
+    softplus, softsign, tanhshrink
+)
+from .framework.ops.compare import (  # noqa: F401
+    all, allclose, any, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, equal, equal_all,
+    greater_equal, greater_than, isclose, isfinite, isinf, isnan, less_equal, less_than, logical_and,
+    logical_not, logical_or, logical_xor, not_equal
+)
+from .framework.ops.reduction import (  # noqa: F401
+    amax, amin, argmax, argmin, cumsum, logsumexp, max, mean, min, norm, prod, std, sum, var
+)
+from .framework.ops.softmax import (  # noqa: F401
+    log_softmax, softmax
+)
+from .framework.ops.manipulation import (  # noqa: F401
+    broadcast_to, chunk, concat, expand, expand_as, flatten, flip, pad, reshape, reshape_, roll, slice,
+    split, squeeze, stack, strided_slice, tile, transpose, tril, triu, unsqueeze
+)
+from .framework.ops.indexing import (  # noqa: F401
+    gather, gather_nd, index_select, masked_fill, masked_select, nonzero, one_hot, scatter
+)
+from .framework.ops.linalg import (  # noqa: F401
+    bmm, dist, dot, matmul, mm, mv, outer, t
+)
+from .framework.ops.sorting import (  # noqa: F401
+    argsort, put_along_axis, sort, take_along_axis, topk
+)
+from .framework.ops.cumulative import (  # noqa: F401
+    cumprod, logcumsumexp
+)
+from .framework.ops.building import (  # noqa: F401
+    diag, diagflat, kron, meshgrid, repeat_interleave
+)
+from .framework.ops.counting import (  # noqa: F401
+    bincount, bucketize, histogram, searchsorted, unique
+)
+from .framework.ops.complex import (  # noqa: F401
+    angle, complex, conj, imag, is_complex, is_floating_point, is_integer, real
+)
 
 
 def is_tensor(x) -> bool:

@@ -218,3 +218,22 @@ def test_files_and_functions_stay_small_unless_listed_with_a_reason():
                     functions[f"{rel}:{node.name}"] = f"{length} lines"
     _check(files, KNOWN_LONG_FILES, f"files over {MAX_FILE_LINES} lines")
     _check(functions, KNOWN_LONG_FUNCTIONS, f"functions over {MAX_FUNCTION_LINES} lines")
+
+
+def test_the_public_api_is_imported_by_name_where_a_learner_lands():
+    # `paddle.add` must be a real import of the real def (go-to-definition works), never a namespace
+    # filled at run time: every op family's public function is bound in minipaddle under its name
+    import minipaddle
+    from minipaddle.framework.ops import public_api
+    text = (PACKAGE / "__init__.py").read_text(encoding="utf-8")
+    assert "globals()" not in text and ".update(" not in text
+    missing = sorted(name for name, fn in public_api().items()
+                     if getattr(minipaddle, name, None) is not fn and not _shadowed_on_purpose(name))
+    assert not missing, f"public op functions not imported by name in minipaddle/__init__.py: {missing}"
+
+
+def _shadowed_on_purpose(name: str) -> bool:
+    """Names minipaddle binds to another object of the same meaning (creation's shape/numel, ...)."""
+    import minipaddle
+    from minipaddle.framework import creation
+    return getattr(minipaddle, name, None) is getattr(creation, name, object())
