@@ -95,6 +95,28 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'minipaddle' has no attribute '{name}'")
 
 
+def _check_nan_inf_changed(value) -> None:
+    """FLAGS_check_nan_inf changed: the NaN/Inf checker (amp.debugging, loaded now) follows the flags."""
+    from .amp import debugging
+    debugging.flags_changed()
+
+
+def _check_nan_inf_level_changed(value) -> None:
+    from .framework.flags import get_flags
+    if get_flags("FLAGS_check_nan_inf")["FLAGS_check_nan_inf"]:
+        _check_nan_inf_changed(value)
+
+
+def _wire_flags() -> None:
+    # the core declares the flags and imports nothing above it: the package that acts on them registers here
+    from .framework.flags import on_flag_change
+    on_flag_change("FLAGS_check_nan_inf", _check_nan_inf_changed)
+    on_flag_change("FLAGS_check_nan_inf_level", _check_nan_inf_level_changed)
+
+
+_wire_flags()
+
+
 def load_ipython_extension(ipython) -> None:
     """`%load_ext minipaddle`: register the notebook magics (%%paddle_trace, %paddle_graph, ...)."""
     from .notebook.magics import load_ipython_extension as load

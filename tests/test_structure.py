@@ -24,8 +24,6 @@ _INIT = "the initializers are implemented in nn.initializer: the implementation 
 _MINIMIZE = "the static half of minimize lives in the core: it moves into optimizer/ (issue 15)"
 KNOWN_UPWARD: dict[tuple[str, str], str] = {
     ("minipaddle.framework.autotune", "minipaddle.io"): "DataLoader worker tuning: moves into io/ (issue 15)",
-    ("minipaddle.framework.flags", "minipaddle.amp"): "FLAGS_check_nan_inf calls amp: amp should register a callback",
-    ("minipaddle.framework.flags", "minipaddle.amp.debugging"): "the same flag callback",
     ("minipaddle.framework.jit.convert_call_func", "minipaddle.nn.layer.layers"): _JIT,
     ("minipaddle.framework.jit.io", "minipaddle.nn.layer.layers"): _JIT,
     ("minipaddle.framework.jit.program_translator", "minipaddle.nn.layer.layers"): _JIT,

@@ -283,7 +283,7 @@ def enable_tensor_checker(checker_config: TensorCheckerConfig) -> None:
         _config = checker_config
         level = min(checker_config.debug_mode.value, 3)
         set_flags({"FLAGS_check_nan_inf_level": level, "FLAGS_check_nan_inf": True})
-        _flags_changed()
+        flags_changed()
     else:
         disable_tensor_checker()
 
@@ -293,10 +293,10 @@ def disable_tensor_checker() -> None:
     global _config
     _config = None
     set_flags({"FLAGS_check_nan_inf": False})
-    _flags_changed()
+    flags_changed()
 
 
-def _flags_changed() -> None:
+def flags_changed() -> None:
     """(Re)install or remove the checker after FLAGS_check_nan_inf or its level changed."""
     global _checker, _unsubscribe
     flags = get_flags(["FLAGS_check_nan_inf", "FLAGS_check_nan_inf_level"])

@@ -5,7 +5,9 @@
 
 A flag is declared once with `define_flag(name, default, doc, on_change)`; `on_change(value)` runs
 when set_flags changes it, so a flag can switch a feature on (the NaN/Inf checker) instead of being
-polled on a hot path.
+polled on a hot path. A package above the core that acts on a flag registers itself with
+`on_flag_change(name, fn)` (the core imports nothing above it): minipaddle/__init__.py wires the NaN/Inf
+flags to minipaddle.amp.debugging, loaded when a flag first changes.
 
 Flags defined here:
     FLAGS_check_nan_inf        bool  check op outputs, gradients and updated parameters for NaN/Inf
@@ -21,7 +23,7 @@ from typing import Any, Callable
 
 from .errors import invalid_argument
 
-__all__ = ["define_flag", "get_flags", "set_flags"]
+__all__ = ["define_flag", "get_flags", "on_flag_change", "set_flags"]
 
 
 @dataclass
@@ -35,6 +37,13 @@ class Flag:
 
 
 _FLAGS: dict[str, Flag] = {}
+_LISTENERS: dict[str, list[Callable[[Any], None]]] = {}
+
+
+def on_flag_change(name: str, fn: Callable[[Any], None]) -> None:
+    """Call `fn(value)` whenever set_flags changes flag `name` (after the flag's own on_change)."""
+    _flag(name)
+    _LISTENERS.setdefault(name, []).append(fn)
 
 
 def define_flag(name: str, default: Any, doc: str, on_change: Callable[[Any], None] | None = None,
@@ -53,8 +62,11 @@ def set_flags(flags: dict) -> None:
         flag = _FLAGS[name]
         changed = value != flag.value
         flag.value = value
-        if changed and flag.on_change is not None:
-            flag.on_change(value)
+        if changed:
+            if flag.on_change is not None:
+                flag.on_change(value)
+            for listener in _LISTENERS.get(name, ()):
+                listener(value)
 
 
 def get_flags(flags: str | list | tuple) -> dict:
@@ -93,18 +105,7 @@ def _convert_type(flag: Flag, value):
                            hint=flag.doc)
 
 
-def _check_nan_inf_changed(value) -> None:
-    from ..amp import debugging  # the checker lives with Paddle's TensorCheckerConfig
-    debugging._flags_changed()
-
-
-def _check_level_changed(value) -> None:
-    if _FLAGS["FLAGS_check_nan_inf"].value:
-        _check_nan_inf_changed(value)
-
-
-define_flag("FLAGS_check_nan_inf", False, "check op outputs, gradients and updates for NaN/Inf (True/False)",
-            _check_nan_inf_changed)
+define_flag("FLAGS_check_nan_inf", False, "check op outputs, gradients and updates for NaN/Inf (True/False)")
 define_flag("FLAGS_check_nan_inf_level", 0, "0 abort at the first NaN/Inf, 1 report and go on, 2 also report "
                                             "float16 overflow, 3 report every tensor",
-            _check_level_changed, choices=(0, 1, 2, 3))
+            choices=(0, 1, 2, 3))
