@@ -23,7 +23,6 @@ _JIT = "framework/jit sits below nn but builds on Layer: it moves up to minipadd
 _INIT = "the initializers are implemented in nn.initializer: the implementation moves into the core (issue 15)"
 _MINIMIZE = "the static half of minimize lives in the core: it moves into optimizer/ (issue 15)"
 KNOWN_UPWARD: dict[tuple[str, str], str] = {
-    ("minipaddle.framework.autotune", "minipaddle.io"): "DataLoader worker tuning: moves into io/ (issue 15)",
     ("minipaddle.framework.jit.convert_call_func", "minipaddle.nn.layer.layers"): _JIT,
     ("minipaddle.framework.jit.io", "minipaddle.nn.layer.layers"): _JIT,
     ("minipaddle.framework.jit.program_translator", "minipaddle.nn.layer.layers"): _JIT,

@@ -114,8 +114,8 @@ class DataLoader:
         self.auto_collate_batch = batch_sampler is not None or batch_size is not None
         self.batch_sampler = self._make_batch_sampler(batch_sampler, batch_size, shuffle, drop_last)
         self._persistent_iter = None
-        from ..framework import autotune  # with dataloader tuning on, num_workers is measured
-        self.num_workers = autotune.tuned_num_workers(self)
+        from .worker_tuning import tuned_num_workers  # with dataloader tuning on, num_workers is measured
+        self.num_workers = tuned_num_workers(self)
 
     def _make_batch_sampler(self, batch_sampler, batch_size, shuffle, drop_last):
         if self._iterable:

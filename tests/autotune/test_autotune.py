@@ -12,6 +12,7 @@ import pytest
 
 import minipaddle as paddle
 from minipaddle.framework import autotune, instrument, registry
+from minipaddle.io import worker_tuning
 from minipaddle.framework.errors import InvalidArgument
 from minipaddle.framework.registry import OPS, KernelKey, MetaTensor, add_kernel, register_op
 
@@ -266,8 +267,8 @@ class _SlowDataset(paddle.io.Dataset):
 
 def test_dataloader_tuning_picks_num_workers_by_throughput(events):
     loader = paddle.io.DataLoader(_SlowDataset(), batch_size=2, num_workers=0, worker_mode="thread")
-    assert autotune.tuned_num_workers(loader) == 0  # tuning off: the loader's own setting
-    best = autotune.tune_num_workers(loader, tuning_steps=6, candidates=[0, 4])
+    assert worker_tuning.tuned_num_workers(loader) == 0  # tuning off: the loader's own setting
+    best = worker_tuning.tune_num_workers(loader, tuning_steps=6, candidates=[0, 4])
     assert best == 4
     (e,) = events
     assert e["op"] == "DataLoader" and e["winner"] == "num_workers=4"
@@ -275,7 +276,7 @@ def test_dataloader_tuning_picks_num_workers_by_throughput(events):
     costs = [c["time_ns"] for c in e["candidates"]]
     assert costs[1] < 0.75 * costs[0]
     paddle.incubate.autotune.set_config({"dataloader": {"enable": True, "tuning_steps": 3}})
-    assert autotune.tuned_num_workers(loader) in (0, 1, 2, 4, 8, 16)
+    assert worker_tuning.tuned_num_workers(loader) in (0, 1, 2, 4, 8, 16)
 
 
 def test_a_trace_names_the_kernel_the_tuner_ran(fresh, events):
