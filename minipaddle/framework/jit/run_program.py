@@ -31,7 +31,7 @@ from ..tensor import Tensor
 from ..thread_modes import modes
 from ..static import builder
 from ..static.executor import Executor
-from ..static.initializers import CONSTANT_OPS, STATIC_OPS
+from ..static.static_ops import CONSTANT_OPS, STATIC_OPS
 from ..static.program import Block, Program
 
 __all__ = ["run_program"]

@@ -17,6 +17,7 @@ kernels serve eager and static mode: in static mode `dispatch` hands each op cal
 """
 from __future__ import annotations
 
+from . import initializers  # noqa: F401 - registers fill_constant and the random initializers
 from . import optimize  # noqa: F401 - registers the update ops with the Executor
 from . import passes  # noqa: F401 - registers fused_elementwise, so saved optimized programs load
 from .backward import append_backward, gradients

@@ -20,7 +20,7 @@ from ..dtype import is_differentiable
 from ..errors import invalid_argument, unimplemented
 from ..registry import get_op
 from . import builder
-from .initializers import CONSTANT_OPS, STATIC_OPS, static_op
+from .static_ops import CONSTANT_OPS, STATIC_OPS, static_op
 from .program import Block, Operator, Variable, var_names
 
 

@@ -27,7 +27,7 @@ import numpy as np
 from . import builder
 from .backward import wants_grad
 from .executor import run_sub_block
-from .initializers import static_op
+from .static_ops import static_op
 from .program import Block, Operator, Variable
 
 

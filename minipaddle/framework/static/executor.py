@@ -23,7 +23,7 @@ from ..errors import MinipaddleError, invalid_argument, not_found, precondition_
 from ..registry import KernelKey, get_op, kernel_fn
 from ..tensor import Tensor
 from .builder import default_main_program, eager_guard
-from .initializers import STATIC_OPS
+from .static_ops import STATIC_OPS
 from .program import Block, Program, Variable
 
 

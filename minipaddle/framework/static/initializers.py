@@ -3,7 +3,7 @@ truncated_gaussian_random.
 
 They fill parameters in the startup program and constants in the main program. They have no
 inputs (so no kernel key to pick a registry kernel by); the Executor runs them through the
-`STATIC_OPS` table, as it runs control flow. `initializer_op` turns an `nn.initializer` object
+`STATIC_OPS` table (static_ops.py), as it runs control flow. `initializer_op` turns an `nn.initializer` object
 into one of these ops, as Paddle's initializers append ops to the startup program.
 """
 from __future__ import annotations
@@ -14,22 +14,7 @@ import numpy as np
 
 from ..creation import generator
 from ..errors import invalid_argument
-
-# op type -> handler(executor, op, env) that writes the op's outputs into env
-STATIC_OPS: dict = {}
-# the ops among them whose outputs depend on no differentiable input (this file's: values from
-# nothing or from a shape): backward skips them, jit's run_program runs them as constants
-CONSTANT_OPS: set = set()
-
-
-def static_op(name: str, constant: bool = False):
-    def register(fn):
-        STATIC_OPS[name] = fn
-        if constant:
-            CONSTANT_OPS.add(name)
-        return fn
-    return register
-
+from .static_ops import CONSTANT_OPS, STATIC_OPS, static_op  # noqa: F401  (registered here; read elsewhere)
 
 def _shape(op, env) -> tuple:
     """The attr shape; -1 dims come from the `like` input when the op has one, or the whole shape from a

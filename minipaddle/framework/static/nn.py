@@ -21,7 +21,7 @@ from ..parameter import unique_name
 from ..tensor import Tensor
 from . import builder
 from .executor import run_sub_block
-from .initializers import STATIC_OPS, static_op
+from .static_ops import STATIC_OPS, static_op
 from .program import Block, Program, Variable
 
 

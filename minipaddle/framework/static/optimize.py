@@ -19,7 +19,7 @@ from ..parameter import unique_name
 from ..tensor import Tensor
 from . import builder
 from .backward import append_backward
-from .initializers import static_op
+from .static_ops import static_op
 from .program import Block, Variable
 
 UPDATE_OPS = ("sgd", "momentum", "adam", "adamw", "rmsprop", "adagrad", "lamb")
@@ -189,4 +189,4 @@ def run_update(executor, op, env: dict) -> None:
 
 
 for _name in UPDATE_OPS:
-    static_op(_name)(run_update)
+    static_op(_name, side_effect=True)(run_update)

@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..optimize import UPDATE_OPS
+from ..static_ops import SIDE_EFFECT_OPS
 from ..program import Block, Program, Variable
 from .report import PassReport
 
@@ -23,7 +23,7 @@ from .report import PassReport
 RANDOM_OPS = frozenset({"uniform_random", "gaussian_random", "truncated_gaussian_random", "dropout", "rrelu",
                         "randint", "randperm", "bernoulli", "multinomial", "poisson", "rand", "randn", "uniform",
                         "normal"})
-SIDE_EFFECT_OPS = frozenset(UPDATE_OPS) | RANDOM_OPS
+
 CONSTANT_OPS = ("fill_constant", "assign_value")
 
 
@@ -106,7 +106,7 @@ def is_fed(block: Block, name: str) -> bool:
 
 def has_side_effects(program: Program, op) -> bool:
     """Update ops, random ops, ops writing a persistable variable, control flow doing any of these."""
-    if op.type in SIDE_EFFECT_OPS:
+    if op.type in SIDE_EFFECT_OPS or op.type in RANDOM_OPS:  # updates are marked where they are registered
         return True
     block = op.block
     if any(is_persistable(block, n) for n in op.output_names()):

@@ -16,7 +16,7 @@ import numpy as np
 
 from ...errors import MinipaddleError
 from ...registry import OPS, KernelKey, kernel_fn
-from ..initializers import STATIC_OPS
+from ..static_ops import STATIC_OPS
 from ..program import Block, Operator, Program
 from .common import CONSTANT_OPS, RANDOM_OPS, fetch_names, is_fed, is_persistable, run_pass, writers
 from .report import PassReport, op_ref

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..initializers import STATIC_OPS
+from ..static_ops import STATIC_OPS
 from ..program import Operator, Program
 from .common import (CONSTANT_OPS, RANDOM_OPS, block_fetched, fetch_names, is_persistable, protected, prune_vars,
                      rename_reads, run_pass, writers)
