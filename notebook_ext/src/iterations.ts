@@ -32,6 +32,8 @@ export class Iterations {
   readonly list: IterationInfo[];
   /** whether the document really has several iterations (else one holds everything) */
   readonly several: boolean;
+  /** where structures change: iterations whose structure differs from the one before */
+  readonly changes: number[];
   private reps = new Map<number, number>();
   private subs = new Map<number, TraceIndex>();
   private maps = new Map<number, { to: Map<string, string>; from: Map<string, string> }>();
@@ -39,8 +41,7 @@ export class Iterations {
   constructor(readonly idx: TraceIndex) {
     const doc = idx.doc;
     const steps = doc.steps;
-    const position = new Map<number, number>();
-    steps.forEach((s, i) => position.set(s.index, i));
+    const position = idx.positionOf;
     const list: IterationInfo[] = [];
     for (const it of (doc.iterations ?? []) as Iteration[]) {
       const first = nearestPosition(steps, it.first_step, position, 'up');
@@ -50,6 +51,7 @@ export class Iterations {
         gradNorm: finite(it.grad_norm), updateRatio: finite(it.update_ratio) });
     }
     this.several = list.length > 1;
+    this.changes = [];
     if (!this.several) {
       const only = list[0];
       this.list = [{ index: only?.index ?? 0, first: 0, last: Math.max(0, steps.length - 1), structure: 0,
@@ -65,6 +67,7 @@ export class Iterations {
     this.list = list;
     list.forEach((it, k) => {
       if (!this.reps.has(it.structure)) this.reps.set(it.structure, k);
+      if (k > 0 && it.structure !== list[k - 1].structure) this.changes.push(k);
     });
   }
 
@@ -109,15 +112,6 @@ export class Iterations {
   /** The reverse: ids of the representative -> those of iteration k. */
   fromRep(k: number): Map<string, string> {
     return this.pairs(k).from;
-  }
-
-  /** Where structures change: iterations whose structure differs from the one before. */
-  changes(): number[] {
-    const out: number[] = [];
-    this.list.forEach((it, k) => {
-      if (k > 0 && it.structure !== this.list[k - 1].structure) out.push(k);
-    });
-    return out;
   }
 
   private pairs(k: number): { to: Map<string, string>; from: Map<string, string> } {

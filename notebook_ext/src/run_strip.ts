@@ -48,7 +48,7 @@ export class RunStrip {
     this.current = k;
     const n = this.its.length;
     const it = this.its.list[k];
-    const changed = this.its.changes();
+    const changed = this.its.changes;
     const structures = new Set(this.its.list.map(i => i.structure)).size;
     this.label.textContent = `iteration ${k + 1} of ${n}` + (structures > 1 ? ` · structure ${it.structure + 1} of ${structures}` : '');
     this.prev.disabled = k <= 0;

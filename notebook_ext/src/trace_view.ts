@@ -284,7 +284,7 @@ export class TraceView {
     const health = this.idx.doc.health;
     if (!health || this.tab !== 'health' || this.healthIteration === this.iteration) return;
     this.healthIteration = this.iteration;
-    renderHealth(this.panes.get('health')!, health, this.iterations.length, this.iteration, this.iterations.changes(),
+    renderHealth(this.panes.get('health')!, health, this.iterations.length, this.iteration, this.iterations.changes,
       (node, k) => this.pickFromHealth(node, k));
   }
 

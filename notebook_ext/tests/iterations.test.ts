@@ -33,7 +33,7 @@ describe('iterations', () => {
     expect(s[1]).toBe(s[2]);
     expect(s[4]).toBe(s[1]);
     expect(s[3]).not.toBe(s[1]); // the penalty's iteration has its own structure
-    expect(its.changes()).toContain(3);
+    expect(its.changes).toContain(3);
   });
 
   it('cuts out one iteration: its own ops and grad nodes only', () => {
