@@ -412,8 +412,8 @@ class Model:
                 unit.remove(f"{path}.pdopt")   # an older one belongs with the older parameters
 
     def _save_inference_model(self, path: str) -> None:
-        from ..framework.jit.input_spec import InputSpec
-        from ..framework.jit.io import save as jit_save
+        from ..jit.input_spec import InputSpec
+        from ..jit.io import save as jit_save
         if not os.path.basename(path):
             raise invalid_argument("Model.save", f"path should end with a file prefix, got {path!r} (a directory).",
                                    hint="e.g. model.save('inference/mnist', training=False) writes mnist.json and "

@@ -24,7 +24,7 @@ from ..framework.static import (Block, Executor, Operator, Program, Scope, Varia
                                 in_static_mode, load, load_inference_model, load_program_state, program_guard,
                                 save, save_inference_model, scope_guard, set_program_state)
 from ..framework.static import passes  # noqa: F401
-from ..framework.jit.input_spec import InputSpec
+from ..jit.input_spec import InputSpec
 from . import nn
 
 __all__ = ["Program", "Block", "Operator", "Variable", "program_guard", "default_main_program",

@@ -9,8 +9,8 @@ import numpy as np
 import minipaddle as paddle
 import minipaddle.nn.functional as F
 from minipaddle import nn
-from minipaddle.framework.jit import io as jit_io
-from minipaddle.framework.jit.program_translator import StaticFunction
+from minipaddle.jit import io as jit_io
+from minipaddle.jit.program_translator import StaticFunction
 from minipaddle.framework.static import builder
 from minipaddle.static import InputSpec
 

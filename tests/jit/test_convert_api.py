@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import minipaddle as paddle
-from minipaddle.framework.jit.convert_operators import UndefinedVar
+from minipaddle.jit.convert_operators import UndefinedVar
 from minipaddle.static import InputSpec
 
 

@@ -7,7 +7,7 @@ import pytest
 
 import minipaddle as paddle
 from minipaddle import nn, static
-from minipaddle.framework.jit.run_program import run_program
+from minipaddle.jit.run_program import run_program
 from tests.ops.opcheck import check_double_grad, check_grad
 
 

@@ -12,8 +12,8 @@ import pytest
 import minipaddle as paddle
 import minipaddle.nn.functional as F
 from minipaddle import nn, static
-from minipaddle.framework.jit import io as jit_io
-from minipaddle.framework.jit.translated_layer import TranslatedLayer
+from minipaddle.jit import io as jit_io
+from minipaddle.jit.translated_layer import TranslatedLayer
 from minipaddle.framework.static import io as static_io
 from minipaddle.static import InputSpec
 

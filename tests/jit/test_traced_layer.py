@@ -7,8 +7,8 @@ import pytest
 import minipaddle as paddle
 import minipaddle.nn.functional as F
 from minipaddle import nn, static
-from minipaddle.framework.jit import io as jit_io
-from minipaddle.framework.jit.traced_layer import TracedLayer
+from minipaddle.jit import io as jit_io
+from minipaddle.jit.traced_layer import TracedLayer
 
 
 class TwoHeads(nn.Layer):

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtype import DType, convert_dtype, to_paddle_dtype
-from ..errors import invalid_argument
-from ..tensor import Tensor
+from ..framework.dtype import DType, convert_dtype, to_paddle_dtype
+from ..framework.errors import invalid_argument
+from ..framework.tensor import Tensor
 
 __all__ = ["InputSpec"]
 

@@ -16,11 +16,11 @@ import sys
 
 import numpy as np
 
-from ..dtype import default_float
-from ..errors import invalid_argument, precondition_not_met, unimplemented
-from ..static import builder
-from ..static.program import Variable, VarMeta
-from ..tensor import Tensor
+from ..framework.dtype import default_float
+from ..framework.errors import invalid_argument, precondition_not_met, unimplemented
+from ..framework.static import builder
+from ..framework.static.program import Variable, VarMeta
+from ..framework.tensor import Tensor
 
 __all__ = ["UndefinedVar", "convert_ifelse", "convert_while_loop", "convert_logical_and", "convert_logical_or",
            "convert_logical_not", "convert_len", "convert_iterable", "convert_index", "convert_range",
@@ -164,7 +164,7 @@ def _write_placeholder(block, ph: Variable, shape, dtype, value) -> None:
 
 
 def _static_ifelse(pred, true_fn, false_fn, args: tuple, names: tuple):
-    from ..static.nn import cond
+    from ..framework.static.nn import cond
     program = builder.default_main_program()
     state: dict = {}
 
@@ -287,7 +287,7 @@ def _static_while(cond_fn, body_fn, values: tuple, names: tuple) -> tuple:
 
 
 def _build_while(cond_fn, body_fn, values: tuple, names: tuple, metas: dict) -> tuple:
-    from ..static.nn import while_loop
+    from ..framework.static.nn import while_loop
     block = builder.default_main_program().current_block()
     inits, from_number = [], []
     for i, v in enumerate(values):
@@ -333,7 +333,7 @@ def _loop_value(v, init, names: tuple, i: int, block):
 
 # ---- logic --------------------------------------------------------------------------------------
 def _as_bool_var(value):
-    from ..ops.elementwise import cast
+    from ..framework.ops.elementwise import cast
     if isinstance(value, Tensor):
         return value if value._data.dtype == np.bool_ else cast(value, "bool")
     return builder.fill_constant(builder.default_main_program().current_block(), (), np.bool_, bool(value))
@@ -343,7 +343,7 @@ def convert_logical_and(x_fn, y_fn):
     """`x and y`: Python's short-circuit `and` on Python values, `paddle.logical_and` on Variables."""
     x = x_fn()
     if _building() and _is_var(x):
-        from ..ops.compare import logical_and
+        from ..framework.ops.compare import logical_and
         return logical_and(_as_bool_var(x), _as_bool_var(y_fn()))
     if not _truth(x):
         return x
@@ -354,7 +354,7 @@ def convert_logical_or(x_fn, y_fn):
     """`x or y`: Python's short-circuit `or` on Python values, `paddle.logical_or` on Variables."""
     x = x_fn()
     if _building() and _is_var(x):
-        from ..ops.compare import logical_or
+        from ..framework.ops.compare import logical_or
         return logical_or(_as_bool_var(x), _as_bool_var(y_fn()))
     if _truth(x):
         return x
@@ -363,7 +363,7 @@ def convert_logical_or(x_fn, y_fn):
 
 def convert_logical_not(x):
     if _building() and _is_var(x):
-        from ..ops.compare import logical_not
+        from ..framework.ops.compare import logical_not
         return logical_not(_as_bool_var(x))
     return not x
 
@@ -372,9 +372,9 @@ def convert_logical_not(x):
 def _runtime_dim(x: Variable, axis: int):
     """The size of x's `axis` as a 0-D int64 Variable, for a dim the build-time shape gives as -1:
     the count of elements along that axis (other axes taken at index 0)."""
-    from ..ops.compare import isnan, logical_not, logical_or
-    from ..ops.elementwise import cast
-    from ..ops.reduction import sum as reduce_sum
+    from ..framework.ops.compare import isnan, logical_not, logical_or
+    from ..framework.ops.elementwise import cast
+    from ..framework.ops.reduction import sum as reduce_sum
     shape = x._data.shape
     if any(d == 0 for a, d in enumerate(shape) if a != axis):
         raise unimplemented("to_static", f"the size of dim {axis} of a Variable of shape {list(shape)} is only known "
@@ -421,7 +421,7 @@ def convert_range(*args) -> tuple:
 def convert_range_cond(i, stop, step):
     """The loop test of `for i in range(...)`: i < stop for a positive step, i > stop for a negative one."""
     if _building() and _is_var(step):
-        from ..ops.compare import logical_and, logical_or
+        from ..framework.ops.compare import logical_and, logical_or
         return logical_or(logical_and(step > 0, i < stop), logical_and(step < 0, i > stop))
     return i < stop if step > 0 else i > stop
 
@@ -433,7 +433,7 @@ _CASTS = {"int": "int64", "float": None, "bool": "bool"}
 def convert_var_dtype(x, kind: str):
     """`int(x)` / `float(x)` / `bool(x)`: a cast op for a Variable, Python's conversion otherwise."""
     if _building() and _is_var(x):
-        from ..ops.elementwise import cast
+        from ..framework.ops.elementwise import cast
         return cast(x, _CASTS[kind] or str(np.dtype(default_float())))
     return getattr(builtins, kind)(x)
 
@@ -452,7 +452,7 @@ def convert_print(*args, sep: str = " ", end: str = "\n", **kwargs) -> None:
     if not (_building() and any(_is_var(a) for a in args)) or kwargs:
         builtins.print(*args, sep=sep, end=end, **kwargs)
         return
-    from ..dispatch import dispatch
+    from ..framework.dispatch import dispatch
     from .jit_ops import PRINT
     tensors, template = [], []
     for a in args:
@@ -468,7 +468,7 @@ def convert_assert(test, msg=None) -> None:
     """`assert test, msg`: checked now for Python values and eager tensors; for a Variable, a `jit_assert`
     op checks it every time the Program runs (naming the user's line)."""
     if _building() and _is_var(test):
-        from ..dispatch import dispatch
+        from ..framework.dispatch import dispatch
         from .error import user_location
         from .jit_ops import ASSERT
         caller = sys._getframe(1)
@@ -485,7 +485,7 @@ def convert_stop_gradient(value):
     if isinstance(value, (tuple, list)):
         return type(value)(convert_stop_gradient(v) for v in value)
     if _building() and _is_var(value):
-        from ..dispatch import dispatch
+        from ..framework.dispatch import dispatch
         from .jit_ops import STOP_GRADIENT
         out = dispatch(STOP_GRADIENT, (value,))
         out.stop_gradient = True

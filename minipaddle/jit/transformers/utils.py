@@ -7,7 +7,7 @@ import itertools
 
 _counter = itertools.count()
 
-JST = "_jst"  # the name generated code uses for minipaddle.framework.jit.convert_operators
+JST = "_jst"  # the name generated code uses for minipaddle.jit.convert_operators
 
 
 def unique(prefix: str) -> str:

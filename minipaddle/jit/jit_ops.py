@@ -16,8 +16,8 @@ import builtins
 
 import numpy as np
 
-from ..ops.common import unary_meta
-from ..registry import MetaTensor, add_kernel, register_op
+from ..framework.ops.common import unary_meta
+from ..framework.registry import MetaTensor, add_kernel, register_op
 
 __all__ = ["STOP_GRADIENT", "PRINT", "ASSERT"]
 

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...nn.layer.layers import Layer
-from ..errors import invalid_argument
-from ..parameter import Parameter, unique_name
-from ..static.program import Program
-from ..tensor import Tensor
+from ..framework.errors import invalid_argument
+from ..framework.parameter import Parameter, unique_name
+from ..framework.static.program import Program
+from ..framework.tensor import Tensor
+from ..nn.layer.layers import Layer
 from .run_program import run_program
 
 __all__ = ["TranslatedLayer"]

@@ -11,10 +11,10 @@ took, so this suits models without data-dependent branches; use `@paddle.jit.to_
 """
 from __future__ import annotations
 
-from ...nn.layer.layers import Layer
-from ..errors import invalid_argument
-from ..static.program import Program
-from ..tensor import Tensor
+from ..framework.errors import invalid_argument
+from ..framework.static.program import Program
+from ..framework.tensor import Tensor
+from ..nn.layer.layers import Layer
 from .input_spec import InputSpec
 from .io import Traced, _arg_names, _check_path, _write_model, trace_program
 from .run_program import run_program

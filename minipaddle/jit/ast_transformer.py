@@ -15,7 +15,7 @@ import textwrap
 import types
 from dataclasses import dataclass, field
 
-from ..errors import unimplemented
+from ..framework.errors import unimplemented
 from .transformers import transform
 from .transformers.utils import JST
 

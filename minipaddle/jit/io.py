@@ -32,14 +32,14 @@ import warnings
 
 import numpy as np
 
-from ...nn.layer.layers import Layer
-from ..errors import invalid_argument, not_found
-from ..parameter import Parameter
-from ..static import builder
-from ..static import io as static_io
-from ..save_unit import SaveUnit
-from ..static.program import Program, Variable
-from ..tensor import Tensor
+from ..framework.errors import invalid_argument, not_found
+from ..framework.parameter import Parameter
+from ..framework.static import builder
+from ..framework.static import io as static_io
+from ..framework.save_unit import SaveUnit
+from ..framework.static.program import Program, Variable
+from ..framework.tensor import Tensor
+from ..nn.layer.layers import Layer
 from .input_spec import InputSpec
 from .translated_layer import TranslatedLayer
 
@@ -162,7 +162,7 @@ def trace_program(api: str, fn, specs: list[InputSpec], layer=None, names: list[
 
 
 def _startup_values(startup: Program, names: list[str]) -> dict[str, Tensor]:
-    from ..static.executor import Executor, Scope
+    from ..framework.static.executor import Executor, Scope
     scope = Scope()
     Executor().run(startup, scope=scope)
     found = scope.values()

@@ -23,12 +23,12 @@ import warnings
 
 import numpy as np
 
-from .. import instrument
-from ..dtype import convert_dtype
-from ..errors import Unimplemented, invalid_argument, precondition_not_met
-from ..static import builder
-from ..static.program import Program
-from ..tensor import Tensor
+from ..framework import instrument
+from ..framework.dtype import convert_dtype
+from ..framework.errors import Unimplemented, invalid_argument, precondition_not_met
+from ..framework.static import builder
+from ..framework.static.program import Program
+from ..framework.tensor import Tensor
 from . import error as jst_error
 from .convert_call_func import convert_callable, converted
 
@@ -255,7 +255,7 @@ class StaticFunction:
     def _announce(self, concrete: ConcreteProgram) -> None:
         origin = self.__dict__.get("_origin")
         if origin is None:   # the sources are read once, not on every recorded call
-            from ...visualizer.program import dy2static_origin
+            from ..visualizer.program import dy2static_origin
             origin = self._origin = dy2static_origin(self)
         name = getattr(self._function, "__qualname__", getattr(self._function, "__name__", "function"))
         instrument.emit({"kind": "program_built", "program": concrete.main_program, "role": "dy2static",
@@ -291,7 +291,7 @@ class StaticFunction:
         return names
 
     def _build(self, leaves, spec, specs) -> ConcreteProgram:
-        from ..static.builder import data, program_guard
+        from ..framework.static.builder import data, program_guard
         conv = converted(self._function)
         main, startup = Program(), Program()
         names = self._feed_names(leaves, spec, specs)
@@ -383,7 +383,7 @@ class StaticFunction:
 def to_static(function=None, input_spec=None, build_strategy=None, full_graph: bool = True, **kwargs):
     """`@paddle.jit.to_static` on a function or method, or `paddle.jit.to_static(layer)`: convert it
     to a static Program (built per input signature, run in dygraph with autograd)."""
-    from ...nn.layer.layers import Layer
+    from ..nn.layer.layers import Layer
 
     def decorate(fn):
         if isinstance(fn, Layer):

@@ -13,12 +13,12 @@ import types
 import warnings
 import weakref
 
-from ..errors import MinipaddleError
+from ..framework.errors import MinipaddleError
 from .ast_transformer import convert_function
 
 __all__ = ["convert_callable", "converted"]
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # minipaddle/
 _CONVERTED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # function -> ConvertedFunction
 _SKIP_MODULES = ("minipaddle", "numpy", "paddle", "torch", "scipy", "numba", "builtins", "math", "functools",
                  "itertools", "collections", "typing", "copy", "random")
@@ -75,7 +75,7 @@ class _LayerCall:
 
 def convert_callable(func):
     """What `convert_call(func)` calls: a converted twin for user code, `func` itself otherwise."""
-    from ...nn.layer.layers import Layer
+    from ..nn.layer.layers import Layer
     from .program_translator import StaticFunction
     if getattr(func, "_jst_not_to_static", False):
         return func

@@ -24,15 +24,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dispatch import dispatch
-from ..errors import invalid_argument, not_found, precondition_not_met, unimplemented
-from ..registry import get_op
-from ..tensor import Tensor
-from ..thread_modes import modes
-from ..static import builder
-from ..static.executor import Executor
-from ..static.static_ops import CONSTANT_OPS, STATIC_OPS
-from ..static.program import Block, Program
+from ..framework.dispatch import dispatch
+from ..framework.errors import invalid_argument, not_found, precondition_not_met, unimplemented
+from ..framework.registry import get_op
+from ..framework.tensor import Tensor
+from ..framework.thread_modes import modes
+from ..framework.static import builder
+from ..framework.static.executor import Executor
+from ..framework.static.static_ops import CONSTANT_OPS, STATIC_OPS
+from ..framework.static.program import Block, Program
 
 __all__ = ["run_program"]
 
