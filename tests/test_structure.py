@@ -28,7 +28,6 @@ KNOWN_UPWARD: dict[tuple[str, str], str] = {
     ("minipaddle.framework.static.builder", "minipaddle.nn.initializer"): _INIT,
     ("minipaddle.framework.static.initializers", "minipaddle.nn"): _INIT,
     ("minipaddle.framework.static.initializers", "minipaddle.nn.initializer"): _INIT,
-    ("minipaddle.framework.static.nn", "minipaddle.nn"): "static.nn.fc builds on nn: it moves to minipaddle/static",
     ("minipaddle.framework.static.optimize", "minipaddle.nn.clip"): _MINIMIZE,
     ("minipaddle.framework.static.optimize", "minipaddle.optimizer"): _MINIMIZE,
     ("minipaddle.framework.static.optimize", "minipaddle.regularizer"): _MINIMIZE,

@@ -164,7 +164,7 @@ def _write_placeholder(block, ph: Variable, shape, dtype, value) -> None:
 
 
 def _static_ifelse(pred, true_fn, false_fn, args: tuple, names: tuple):
-    from ..framework.static.nn import cond
+    from ..framework.static.control_flow import cond
     program = builder.default_main_program()
     state: dict = {}
 
@@ -287,7 +287,7 @@ def _static_while(cond_fn, body_fn, values: tuple, names: tuple) -> tuple:
 
 
 def _build_while(cond_fn, body_fn, values: tuple, names: tuple, metas: dict) -> tuple:
-    from ..framework.static.nn import while_loop
+    from ..framework.static.control_flow import while_loop
     block = builder.default_main_program().current_block()
     inits, from_number = [], []
     for i, v in enumerate(values):

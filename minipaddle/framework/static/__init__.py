@@ -11,7 +11,7 @@ kernels serve eager and static mode: in static mode `dispatch` hands each op cal
     backward.py      append_backward, gradients (grad ops from the eager backward rules)
     control_flow_grad.py  cond_grad / while_grad: backward through cond and while_loop (per-iteration scopes)
     optimize.py      optimizer.minimize in static mode (clip, weight decay, update ops)
-    nn.py            fc, cond, while_loop
+    control_flow.py  cond, while_loop, case, switch_case (the public fc is paddle.static.nn's)
     io.py            save_inference_model / load_inference_model, save / load
     passes/          optimizing passes (Program -> Program + a report), apply_passes
 """
@@ -25,11 +25,11 @@ from .builder import (create_parameter, data, default_main_program, default_star
                       enable_static, in_dynamic_mode, in_static_mode, program_guard)
 from .executor import Executor, Scope, global_scope, scope_guard
 from .io import load, load_inference_model, load_program_state, save, save_inference_model, set_program_state
-from .nn import cond, fc, while_loop
+from .control_flow import cond, while_loop
 from .program import Block, Operator, Program, Variable
 
 __all__ = ["Program", "Block", "Operator", "Variable", "program_guard", "default_main_program",
            "default_startup_program", "data", "create_parameter", "enable_static", "disable_static",
            "in_dynamic_mode", "in_static_mode", "append_backward", "gradients", "Executor", "Scope",
            "global_scope", "scope_guard", "save_inference_model", "load_inference_model", "save", "load",
-           "load_program_state", "set_program_state", "fc", "cond", "while_loop"]
+           "load_program_state", "set_program_state", "cond", "while_loop"]

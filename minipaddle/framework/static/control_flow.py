@@ -1,5 +1,6 @@
-"""paddle.static.nn: fc, and the control-flow ops cond and while_loop (real ops with sub-blocks);
-case and switch_case, which are chains of cond as in Paddle.
+"""The control-flow ops of a Program: cond and while_loop (real ops with sub-blocks); case and
+switch_case, which are chains of cond as in Paddle. `paddle.static.nn` (minipaddle/static/nn.py)
+is their public face, next to fc.
 
 In a Program, `cond(pred, true_fn, false_fn)` builds each branch into its own sub-block and
 appends one `cond` op; the Executor runs the branch `pred` picks. `while_loop(cond, body,
@@ -12,53 +13,15 @@ Called eagerly both are plain Python (`if` / `while`), so the same model code ru
 from __future__ import annotations
 
 import functools
-import math
 
 import numpy as np
 
 from ..errors import invalid_argument, invalid_type
-from ..parameter import unique_name
 from ..tensor import Tensor
 from . import builder
 from .executor import run_sub_block
 from .static_ops import STATIC_OPS, static_op
 from .program import Block, Program, Variable
-
-
-def fc(x, size: int, num_flatten_dims: int = 1, weight_attr=None, bias_attr=None, activation: str | None = None,
-       name: str | None = None):
-    """A fully connected layer: flatten x's dims from `num_flatten_dims` on, `@ W + b`, then `activation`."""
-    from ... import nn
-    from ..ops.manipulation import reshape
-    from ..ops.nn_ops import linear
-    if not isinstance(size, int) or size <= 0:
-        raise invalid_argument("fc", f"size must be a positive int, got {size!r}.")
-    shape = list(x.shape)
-    if not 1 <= num_flatten_dims < len(shape):
-        raise invalid_argument("fc", f"num_flatten_dims={num_flatten_dims} must be in [1, {len(shape) - 1}] "
-                                     f"for input shape {shape}.")
-    rest = shape[num_flatten_dims:]
-    if -1 in rest:
-        raise invalid_argument("fc", f"the dims of x from num_flatten_dims on ({rest}) must be known.")
-    in_features = math.prod(rest)
-    if len(rest) > 1:
-        x = reshape(x, shape[:num_flatten_dims] + [in_features])
-    prefix = name or unique_name("fc")
-    dtype = x._data.dtype
-    if builder.in_static_mode():
-        weight = builder.create_parameter([in_features, size], dtype, name=f"{prefix}.w_0", attr=weight_attr)
-        bias = None if bias_attr is False else builder.create_parameter([size], dtype, name=f"{prefix}.b_0",
-                                                                         attr=bias_attr, is_bias=True)
-    else:
-        layer = nn.Linear(in_features, size, weight_attr=weight_attr, bias_attr=bias_attr)
-        weight, bias = layer.weight, layer.bias
-    out = linear(x, weight, bias)
-    if activation is not None:
-        act = getattr(nn.functional, activation, None)
-        if act is None:
-            raise invalid_argument("fc", f"unknown activation {activation!r}.", hint="e.g. 'relu', 'tanh', 'sigmoid'.")
-        out = act(out)
-    return out
 
 
 # ---- cond -----------------------------------------------------------------------------------
