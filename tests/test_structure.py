@@ -19,15 +19,8 @@ MAX_FILE_LINES = 500
 MAX_FUNCTION_LINES = 60
 
 # The debt of today, each with why; the architecture issue (15) removes most of it.
-_INIT = "the initializers are implemented in nn.initializer: the implementation moves into the core (issue 15)"
 _MINIMIZE = "the static half of minimize lives in the core: it moves into optimizer/ (issue 15)"
 KNOWN_UPWARD: dict[tuple[str, str], str] = {
-    ("minipaddle.framework.parameter", "minipaddle.nn"): _INIT,
-    ("minipaddle.framework.parameter", "minipaddle.nn.initializer"): _INIT,
-    ("minipaddle.framework.static.builder", "minipaddle.nn"): _INIT,
-    ("minipaddle.framework.static.builder", "minipaddle.nn.initializer"): _INIT,
-    ("minipaddle.framework.static.initializers", "minipaddle.nn"): _INIT,
-    ("minipaddle.framework.static.initializers", "minipaddle.nn.initializer"): _INIT,
     ("minipaddle.framework.static.optimize", "minipaddle.nn.clip"): _MINIMIZE,
     ("minipaddle.framework.static.optimize", "minipaddle.optimizer"): _MINIMIZE,
     ("minipaddle.framework.static.optimize", "minipaddle.regularizer"): _MINIMIZE,

@@ -1,5 +1,8 @@
 """Parameter initializers (Paddle's `paddle.nn.initializer`): callables that fill a Parameter in place.
 
+They live in the core because the core creates parameters (`paddle.create_parameter`, a static
+Program's startup ops); `paddle.nn.initializer` re-exports these very classes.
+
 fan_in / fan_out follow Paddle: for a Linear weight [in, out], fan_in=in and fan_out=out; for a conv
 weight [out_c, in_c, k...], fan_in = in_c * prod(k) and fan_out = out_c * prod(k). Random draws use
 the generator `paddle.seed` sets.
@@ -10,8 +13,8 @@ import math
 
 import numpy as np
 
-from ..framework.creation import generator
-from ..framework.errors import invalid_argument
+from .creation import generator
+from .errors import invalid_argument
 
 __all__ = ["Initializer", "Constant", "Normal", "Uniform", "TruncatedNormal", "XavierNormal", "XavierUniform",
            "KaimingNormal", "KaimingUniform", "Assign", "Orthogonal", "Dirac", "calculate_gain"]

@@ -14,6 +14,7 @@ import numpy as np
 
 from .dtype import convert_dtype, default_float
 from .errors import invalid_argument
+from .initializer import Constant, XavierUniform
 from .tensor import Tensor
 
 _counters: dict[str, itertools.count] = defaultdict(itertools.count)
@@ -119,7 +120,6 @@ def create_parameter(shape, dtype=None, name: str | None = None, attr=None, is_b
     The initializer comes from `attr.initializer`, else `default_initializer`, else Paddle's
     default: Constant(0) for a bias, XavierUniform for a weight.
     """
-    from ..nn import initializer as init
     attr = ParamAttr._to_attr(attr)
     if attr is None:
         raise invalid_argument("create_parameter", "attr=False means 'no parameter', which cannot be created.")
@@ -134,7 +134,7 @@ def create_parameter(shape, dtype=None, name: str | None = None, attr=None, is_b
         raise invalid_argument("create_parameter", f"dtype must be a float type, got {np_dtype}.")
     initializer = attr.initializer or default_initializer
     if initializer is None:
-        initializer = init.Constant(0.0) if is_bias else init.XavierUniform()
+        initializer = Constant(0.0) if is_bias else XavierUniform()
     param = Parameter(np.zeros(shape, dtype=np_dtype), name=attr.name or name or unique_name("create_parameter"),
                       trainable=attr.trainable, learning_rate=attr.learning_rate,
                       regularizer=attr.regularizer, need_clip=attr.need_clip)

@@ -1,4 +1,5 @@
-"""Initializers fill parameters with the right distribution, reproducibly under paddle.seed."""
+"""Initializers (framework/initializer.py, public as paddle.nn.initializer) fill parameters with the
+right distribution, reproducibly under paddle.seed."""
 from __future__ import annotations
 
 import math
@@ -7,6 +8,7 @@ import numpy as np
 import pytest
 
 import minipaddle as paddle
+from minipaddle.framework import initializer as core_init
 from minipaddle.framework.errors import InvalidArgument
 from minipaddle.nn import initializer as init
 
@@ -67,3 +69,8 @@ def test_calculate_gain_and_bad_arguments():
         init.Uniform(1.0, 0.0)
     with pytest.raises(InvalidArgument, match="float"):
         paddle.create_parameter([2], "int64")
+
+
+def test_nn_initializer_is_the_cores_classes_under_paddles_name():
+    for name in init.__all__:
+        assert getattr(init, name) is getattr(core_init, name), name

@@ -440,8 +440,8 @@ def create_parameter(shape, dtype=None, name: str | None = None, attr=None, is_b
     var.need_clip = attr.need_clip
     init = attr.initializer or default_initializer
     if init is None:
-        from ...nn import initializer as I
-        init = I.Constant(0.0) if is_bias else I.XavierUniform()
+        from ..initializer import Constant, XavierUniform
+        init = Constant(0.0) if is_bias else XavierUniform()
     sb = default_startup_program().global_block()
     sb.create_var(name, shape, np_dtype, persistable=True)
     op_type, attrs = initializer_op(init, shape, np_dtype)

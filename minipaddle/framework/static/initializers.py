@@ -110,7 +110,7 @@ def initializer_op(init, shape: tuple, dtype: np.dtype) -> tuple[str, dict]:
     XavierNormal, KaimingNormal -> gaussian_random; TruncatedNormal -> truncated_gaussian_random;
     anything else (Assign, a user's own) is drawn once now and stored by assign_value.
     """
-    from ...nn import initializer as I
+    from .. import initializer as I
     base = {"shape": tuple(shape), "dtype": np.dtype(dtype), "seed": 0}
     fan_in, fan_out = I._fans(tuple(shape))
     kind = type(init)
