@@ -18,6 +18,7 @@ from .momentum import Momentum
 from .optimizer import Optimizer
 from .rmsprop import RMSProp
 from .sgd import SGD
+from . import static_minimize  # noqa: F401 - registers the static update and clip ops with the Executor
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "RMSProp", "Adagrad", "Adadelta", "Adamax", "Lamb",
            "lr"]

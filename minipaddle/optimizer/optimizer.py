@@ -410,7 +410,7 @@ class Optimizer:
         if not isinstance(loss, Tensor):
             raise invalid_argument("minimize", f"loss must be a Tensor, got {type(loss).__name__}.")
         if getattr(loss, "block", None) is not None:  # a static Variable: append backward + update ops
-            from ..framework.static.optimize import minimize_static
+            from .static_minimize import minimize_static
             return minimize_static(self, loss, startup_program, parameters, no_grad_set)
         if self._parameter_list is None:
             self.step()   # raises: this optimizer was made for a Program

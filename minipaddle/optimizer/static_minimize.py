@@ -9,18 +9,24 @@ parameter and accumulator arrays the Scope holds, so a static program trains exa
 (`linear_0.w_0_moment1_0`), initialized in the startup program; the learning rate is a
 persistable variable the Executor sets from `optimizer.get_lr()` on every run, so LR schedulers
 keep working.
+
+It lives with the optimizers, above the core, because its ops run optimizer and nn.clip code:
+importing paddle.optimizer registers them in the Executor's op table (framework/static/static_ops.py).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..errors import invalid_argument, unimplemented
-from ..parameter import unique_name
-from ..tensor import Tensor
-from . import builder
-from .backward import append_backward
-from .static_ops import static_op
-from .program import Block, Variable
+from ..framework.errors import invalid_argument, unimplemented
+from ..framework.ops.elementwise import add, scale, sign
+from ..framework.parameter import unique_name
+from ..framework.static import builder
+from ..framework.static.backward import append_backward
+from ..framework.static.program import Block, Variable
+from ..framework.static.static_ops import static_op
+from ..framework.tensor import Tensor
+from ..nn.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
+from ..regularizer import L1Decay, L2Decay
 
 UPDATE_OPS = ("sgd", "momentum", "adam", "adamw", "rmsprop", "adagrad", "lamb")
 
@@ -64,7 +70,6 @@ def _clip(block: Block, clip, pairs: list) -> list:
     """One clip op for the group's gradients (it runs the eager clip's own arithmetic)."""
     if clip is None or not pairs:
         return pairs
-    from ...nn.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
     if isinstance(clip, ClipGradByValue):
         op_type, attrs = "clip_by_value", {"min": clip.min, "max": clip.max}
     elif isinstance(clip, ClipGradByNorm):
@@ -95,19 +100,16 @@ def _run_clip(op, env: dict, clip) -> None:
 
 @static_op("clip_by_value")
 def run_clip_by_value(executor, op, env: dict) -> None:
-    from ...nn.clip import ClipGradByValue
     _run_clip(op, env, ClipGradByValue(op.attrs["max"], op.attrs["min"]))
 
 
 @static_op("clip_by_norm")
 def run_clip_by_norm(executor, op, env: dict) -> None:
-    from ...nn.clip import ClipGradByNorm
     _run_clip(op, env, ClipGradByNorm(op.attrs["clip_norm"]))
 
 
 @static_op("clip_by_global_norm")
 def run_clip_by_global_norm(executor, op, env: dict) -> None:
-    from ...nn.clip import ClipGradByGlobalNorm
     _run_clip(op, env, ClipGradByGlobalNorm(op.attrs["clip_norm"], auto_skip_clip=op.attrs["auto_skip_clip"]))
 
 
@@ -115,8 +117,6 @@ def _regularize(p: Variable, g: Variable, reg) -> Variable:
     """grad + coeff * param (L2Decay) or grad + coeff * sign(param) (L1Decay), as ops."""
     if reg is None:
         return g
-    from ...regularizer import L1Decay, L2Decay
-    from ..ops.elementwise import add, scale, sign
     if isinstance(reg, L2Decay):
         return add(g, scale(p, reg.coeff))
     if isinstance(reg, L1Decay):
@@ -168,7 +168,7 @@ def _append_update(opt, block: Block, startup, group: dict, p: Variable, eager_p
 
 def run_update(executor, op, env: dict) -> None:
     """Run the optimizer's eager `_update` on the scope's arrays (in place)."""
-    from ... import optimizer as optim
+    from .. import optimizer as optim   # the package: the class named in the op
     a = op.attrs
     cls = getattr(optim, a["optimizer"], None)
     if cls is None:
