@@ -27,7 +27,7 @@ from ..tensor import Tensor
 from . import primitives as P
 from .common import FLOATS, INTS, as_tensor, require_dtype
 from .elementwise import abs as absolute
-from .elementwise import (PARALLEL_PRIORITY, erf, exp, float_unary_meta_for, register_elementwise_kernels,
+from .elementwise import (FLOAT_OR_COMPLEX, PARALLEL_PRIORITY, erf, exp, register_elementwise_kernels,
                           register_parallel_kernel, tanh, where, zeros_like)
 
 FLOAT_TERNARY = ("float32(float32, float32, float32)", "float64(float64, float64, float64)")
@@ -112,12 +112,24 @@ def _sigmoid_numpy(x):
     return out
 
 
-RELU = register_op("relu", inputs=("x",), infer_meta=float_unary_meta_for("relu"), backward=relu_grad,
-                   save=("out",))
-RELU6 = register_op("relu6", inputs=("x",), infer_meta=float_unary_meta_for("relu6"), backward=relu6_grad,
-                    save=("out",))
-SIGMOID = register_op("sigmoid", inputs=("x",), infer_meta=float_unary_meta_for("sigmoid"),
-                      backward=sigmoid_grad, save=("out",))
+def relu_meta(x) -> MetaTensor:
+    require_dtype("relu", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
+def relu6_meta(x) -> MetaTensor:
+    require_dtype("relu6", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
+def sigmoid_meta(x) -> MetaTensor:
+    require_dtype("sigmoid", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
+RELU = register_op("relu", inputs=("x",), infer_meta=relu_meta, backward=relu_grad, save=("out",))
+RELU6 = register_op("relu6", inputs=("x",), infer_meta=relu6_meta, backward=relu6_grad, save=("out",))
+SIGMOID = register_op("sigmoid", inputs=("x",), infer_meta=sigmoid_meta, backward=sigmoid_grad, save=("out",))
 # Kernel choice, timeit on float32 kernels called directly, 16 elements / 1M elements:
 #   relu:    numba 2.0 us / 0.43 ms, np.maximum 2.4 us / 1.3 ms: numba is the default.
 #   sigmoid: numba 2.2 us / 13 ms (a scalar float64 exp per element), numpy 1/(1+exp(-x)) in place
@@ -260,10 +272,14 @@ def gelu_kernel(x, approximate=False):
     return _GELU_TANH(x) if approximate else _GELU(x)
 
 
+def silu_meta(x) -> MetaTensor:
+    require_dtype("silu", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
 GELU = register_op("gelu", inputs=("x",), infer_meta=gelu_meta, backward=gelu_grad, save=("x",),
                    attrs={"approximate": (bool, False)})
-SILU = register_op("silu", inputs=("x",), infer_meta=float_unary_meta_for("silu"), backward=silu_grad,
-                   save=("x",))
+SILU = register_op("silu", inputs=("x",), infer_meta=silu_meta, backward=silu_grad, save=("x",))
 _numba_kernels("gelu", gelu_kernel, _GELU)  # numpy has no erf: numba only
 _GELU_PARALLEL = ParallelElementwiseKernel(P.gelu, FLOAT_UNARY)
 _GELU_TANH_PARALLEL = ParallelElementwiseKernel(P.gelu_tanh, FLOAT_UNARY)
@@ -440,14 +456,32 @@ def hardsigmoid_kernel(x, slope=0.1666667, offset=0.5):
 HARDSIGMOID = register_op("hardsigmoid", inputs=("x",), infer_meta=hardsigmoid_meta,
                           backward=hardsigmoid_grad, save=("out",),
                           attrs={"slope": (float, 0.1666667), "offset": (float, 0.5)})
-HARDSWISH = register_op("hardswish", inputs=("x",), infer_meta=float_unary_meta_for("hardswish"),
-                        backward=hardswish_grad, save=("x",))
-MISH = register_op("mish", inputs=("x",), infer_meta=float_unary_meta_for("mish"), backward=mish_grad,
-                   save=("x",))
-TANHSHRINK = register_op("tanhshrink", inputs=("x",), infer_meta=float_unary_meta_for("tanhshrink"),
-                         backward=tanhshrink_grad, save=("x",))
-SOFTSIGN = register_op("softsign", inputs=("x",), infer_meta=float_unary_meta_for("softsign"),
-                       backward=softsign_grad, save=("x",))
+
+
+def hardswish_meta(x) -> MetaTensor:
+    require_dtype("hardswish", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
+def mish_meta(x) -> MetaTensor:
+    require_dtype("mish", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
+def tanhshrink_meta(x) -> MetaTensor:
+    require_dtype("tanhshrink", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
+def softsign_meta(x) -> MetaTensor:
+    require_dtype("softsign", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
+HARDSWISH = register_op("hardswish", inputs=("x",), infer_meta=hardswish_meta, backward=hardswish_grad, save=("x",))
+MISH = register_op("mish", inputs=("x",), infer_meta=mish_meta, backward=mish_grad, save=("x",))
+TANHSHRINK = register_op("tanhshrink", inputs=("x",), infer_meta=tanhshrink_meta, backward=tanhshrink_grad, save=("x",))
+SOFTSIGN = register_op("softsign", inputs=("x",), infer_meta=softsign_meta, backward=softsign_grad, save=("x",))
 _numba_kernels("hardsigmoid", hardsigmoid_kernel, _HARDSIGMOID)
 register_elementwise_kernels("hardswish", P.hardswish)
 register_elementwise_kernels("mish", P.mish)

@@ -11,79 +11,191 @@ from ..dispatch import dispatch
 from ..registry import MetaTensor, add_kernel, register_op
 from ..tensor import Tensor
 from .common import ALL, FLOATS, as_tensor, binary_operands, broadcast_shape, require_dtype, same_dtype
-from .reduction import _np_axis
+from .reduction import _axes, _np_axis, reduced_shape
 
 BOOL = np.dtype(bool)
 
 
-def _compare_meta_for(name: str):
-    def compare_meta(x, y) -> MetaTensor:
-        same_dtype(name, x, y)
-        return MetaTensor(broadcast_shape(name, x.shape, y.shape), BOOL)
-    compare_meta.__qualname__ = f"{name}_meta"
-    return compare_meta
+def equal_meta(x, y) -> MetaTensor:
+    same_dtype("equal", x, y)
+    return MetaTensor(broadcast_shape("equal", x.shape, y.shape), BOOL)
 
 
-def _binary(name: str, numpy_fn, dtypes=ALL):
-    op = register_op(name, inputs=("x", "y"), infer_meta=_compare_meta_for(name))
-    add_kernel(name, "cpu", dtypes, numpy_fn, name="numpy")
-
-    def api(x, y, name=None) -> Tensor:
-        x, y = binary_operands(op.name, x, y)
-        return dispatch(op, (x, y))
-    api.__name__ = api.__qualname__ = name
-    return op, api
+def not_equal_meta(x, y) -> MetaTensor:
+    same_dtype("not_equal", x, y)
+    return MetaTensor(broadcast_shape("not_equal", x.shape, y.shape), BOOL)
 
 
-EQUAL, equal = _binary("equal", np.equal)
-NOT_EQUAL, not_equal = _binary("not_equal", np.not_equal)
-LESS_THAN, less_than = _binary("less_than", np.less)
-LESS_EQUAL, less_equal = _binary("less_equal", np.less_equal)
-GREATER_THAN, greater_than = _binary("greater_than", np.greater)
-GREATER_EQUAL, greater_equal = _binary("greater_equal", np.greater_equal)
+def less_than_meta(x, y) -> MetaTensor:
+    same_dtype("less_than", x, y)
+    return MetaTensor(broadcast_shape("less_than", x.shape, y.shape), BOOL)
 
 
-def _logical(name: str, numpy_fn):
-    """Logical ops accept any dtype (non-zero is True) and return bool, as in Paddle."""
-    def logical_meta(x, y) -> MetaTensor:
-        return MetaTensor(broadcast_shape(name, x.shape, y.shape), BOOL)
-    logical_meta.__qualname__ = f"{name}_meta"
-    op = register_op(name, inputs=("x", "y"), infer_meta=logical_meta)
-
-    def kernel(x, y):
-        return numpy_fn(x.astype(bool, copy=False), y.astype(bool, copy=False))
-    kernel.__name__ = kernel.__qualname__ = f"{name}_kernel"
-    add_kernel(name, "cpu", ALL, kernel, name="numpy")
-
-    def api(x, y, out=None, name=None) -> Tensor:
-        x = as_tensor(op.name, "x", x)
-        y = as_tensor(op.name, "y", y)
-        return dispatch(op, (x, y))
-    api.__name__ = api.__qualname__ = name
-    return op, api
+def less_equal_meta(x, y) -> MetaTensor:
+    same_dtype("less_equal", x, y)
+    return MetaTensor(broadcast_shape("less_equal", x.shape, y.shape), BOOL)
 
 
-def _bitwise(name: str, numpy_fn):
-    """Bitwise ops on int and bool tensors; `&`, `|`, `^`, `~` mean these, as in Paddle."""
-    def bitwise_meta(x, y) -> MetaTensor:
-        same_dtype(name, x, y)
-        require_dtype(name, "x", x, "biu", "a bool or integer dtype")
-        return MetaTensor(broadcast_shape(name, x.shape, y.shape), x.dtype)
-    bitwise_meta.__qualname__ = f"{name}_meta"
-    op = register_op(name, inputs=("x", "y"), infer_meta=bitwise_meta)
-    add_kernel(name, "cpu", INT_AND_BOOL, numpy_fn, name="numpy")
-
-    def api(x, y, out=None, name=None) -> Tensor:
-        x, y = binary_operands(op.name, x, y)
-        return dispatch(op, (x, y))
-    api.__name__ = api.__qualname__ = name
-    return op, api
+def greater_than_meta(x, y) -> MetaTensor:
+    same_dtype("greater_than", x, y)
+    return MetaTensor(broadcast_shape("greater_than", x.shape, y.shape), BOOL)
 
 
+def greater_equal_meta(x, y) -> MetaTensor:
+    same_dtype("greater_equal", x, y)
+    return MetaTensor(broadcast_shape("greater_equal", x.shape, y.shape), BOOL)
+
+
+EQUAL = register_op("equal", inputs=("x", "y"), infer_meta=equal_meta)
+NOT_EQUAL = register_op("not_equal", inputs=("x", "y"), infer_meta=not_equal_meta)
+LESS_THAN = register_op("less_than", inputs=("x", "y"), infer_meta=less_than_meta)
+LESS_EQUAL = register_op("less_equal", inputs=("x", "y"), infer_meta=less_equal_meta)
+GREATER_THAN = register_op("greater_than", inputs=("x", "y"), infer_meta=greater_than_meta)
+GREATER_EQUAL = register_op("greater_equal", inputs=("x", "y"), infer_meta=greater_equal_meta)
+add_kernel("equal", "cpu", ALL, np.equal, name="numpy")
+add_kernel("not_equal", "cpu", ALL, np.not_equal, name="numpy")
+add_kernel("less_than", "cpu", ALL, np.less, name="numpy")
+add_kernel("less_equal", "cpu", ALL, np.less_equal, name="numpy")
+add_kernel("greater_than", "cpu", ALL, np.greater, name="numpy")
+add_kernel("greater_equal", "cpu", ALL, np.greater_equal, name="numpy")
+
+
+def equal(x, y, name=None) -> Tensor:
+    """x == y, elementwise, with broadcasting: a bool tensor."""
+    x, y = binary_operands("equal", x, y)
+    return dispatch(EQUAL, (x, y))
+
+
+def not_equal(x, y, name=None) -> Tensor:
+    """x != y, elementwise, with broadcasting: a bool tensor."""
+    x, y = binary_operands("not_equal", x, y)
+    return dispatch(NOT_EQUAL, (x, y))
+
+
+def less_than(x, y, name=None) -> Tensor:
+    """x < y, elementwise, with broadcasting: a bool tensor."""
+    x, y = binary_operands("less_than", x, y)
+    return dispatch(LESS_THAN, (x, y))
+
+
+def less_equal(x, y, name=None) -> Tensor:
+    """x <= y, elementwise, with broadcasting: a bool tensor."""
+    x, y = binary_operands("less_equal", x, y)
+    return dispatch(LESS_EQUAL, (x, y))
+
+
+def greater_than(x, y, name=None) -> Tensor:
+    """x > y, elementwise, with broadcasting: a bool tensor."""
+    x, y = binary_operands("greater_than", x, y)
+    return dispatch(GREATER_THAN, (x, y))
+
+
+def greater_equal(x, y, name=None) -> Tensor:
+    """x >= y, elementwise, with broadcasting: a bool tensor."""
+    x, y = binary_operands("greater_equal", x, y)
+    return dispatch(GREATER_EQUAL, (x, y))
+
+
+# Logical ops accept any dtype (non-zero is True) and return bool, as in Paddle.
+def logical_and_meta(x, y) -> MetaTensor:
+    return MetaTensor(broadcast_shape("logical_and", x.shape, y.shape), BOOL)
+
+
+def logical_or_meta(x, y) -> MetaTensor:
+    return MetaTensor(broadcast_shape("logical_or", x.shape, y.shape), BOOL)
+
+
+def logical_xor_meta(x, y) -> MetaTensor:
+    return MetaTensor(broadcast_shape("logical_xor", x.shape, y.shape), BOOL)
+
+
+def logical_and_kernel(x, y):
+    return np.logical_and(x.astype(bool, copy=False), y.astype(bool, copy=False))
+
+
+def logical_or_kernel(x, y):
+    return np.logical_or(x.astype(bool, copy=False), y.astype(bool, copy=False))
+
+
+def logical_xor_kernel(x, y):
+    return np.logical_xor(x.astype(bool, copy=False), y.astype(bool, copy=False))
+
+
+LOGICAL_AND = register_op("logical_and", inputs=("x", "y"), infer_meta=logical_and_meta)
+LOGICAL_OR = register_op("logical_or", inputs=("x", "y"), infer_meta=logical_or_meta)
+LOGICAL_XOR = register_op("logical_xor", inputs=("x", "y"), infer_meta=logical_xor_meta)
+add_kernel("logical_and", "cpu", ALL, logical_and_kernel, name="numpy")
+add_kernel("logical_or", "cpu", ALL, logical_or_kernel, name="numpy")
+add_kernel("logical_xor", "cpu", ALL, logical_xor_kernel, name="numpy")
+
+
+def logical_and(x, y, out=None, name=None) -> Tensor:
+    """x and y, elementwise: a bool tensor (non-zero counts as True)."""
+    x = as_tensor("logical_and", "x", x)
+    y = as_tensor("logical_and", "y", y)
+    return dispatch(LOGICAL_AND, (x, y))
+
+
+def logical_or(x, y, out=None, name=None) -> Tensor:
+    """x or y, elementwise: a bool tensor (non-zero counts as True)."""
+    x = as_tensor("logical_or", "x", x)
+    y = as_tensor("logical_or", "y", y)
+    return dispatch(LOGICAL_OR, (x, y))
+
+
+def logical_xor(x, y, out=None, name=None) -> Tensor:
+    """x xor y, elementwise: a bool tensor (non-zero counts as True)."""
+    x = as_tensor("logical_xor", "x", x)
+    y = as_tensor("logical_xor", "y", y)
+    return dispatch(LOGICAL_XOR, (x, y))
+
+
+# Bitwise ops on int and bool tensors; `&`, `|`, `^`, `~` mean these, as in Paddle.
 INT_AND_BOOL = ("bool", "int8", "uint8", "int16", "int32", "int64")
-BITWISE_AND, bitwise_and = _bitwise("bitwise_and", np.bitwise_and)
-BITWISE_OR, bitwise_or = _bitwise("bitwise_or", np.bitwise_or)
-BITWISE_XOR, bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor)
+
+
+def bitwise_and_meta(x, y) -> MetaTensor:
+    same_dtype("bitwise_and", x, y)
+    require_dtype("bitwise_and", "x", x, "biu", "a bool or integer dtype")
+    return MetaTensor(broadcast_shape("bitwise_and", x.shape, y.shape), x.dtype)
+
+
+def bitwise_or_meta(x, y) -> MetaTensor:
+    same_dtype("bitwise_or", x, y)
+    require_dtype("bitwise_or", "x", x, "biu", "a bool or integer dtype")
+    return MetaTensor(broadcast_shape("bitwise_or", x.shape, y.shape), x.dtype)
+
+
+def bitwise_xor_meta(x, y) -> MetaTensor:
+    same_dtype("bitwise_xor", x, y)
+    require_dtype("bitwise_xor", "x", x, "biu", "a bool or integer dtype")
+    return MetaTensor(broadcast_shape("bitwise_xor", x.shape, y.shape), x.dtype)
+
+
+BITWISE_AND = register_op("bitwise_and", inputs=("x", "y"), infer_meta=bitwise_and_meta)
+BITWISE_OR = register_op("bitwise_or", inputs=("x", "y"), infer_meta=bitwise_or_meta)
+BITWISE_XOR = register_op("bitwise_xor", inputs=("x", "y"), infer_meta=bitwise_xor_meta)
+add_kernel("bitwise_and", "cpu", INT_AND_BOOL, np.bitwise_and, name="numpy")
+add_kernel("bitwise_or", "cpu", INT_AND_BOOL, np.bitwise_or, name="numpy")
+add_kernel("bitwise_xor", "cpu", INT_AND_BOOL, np.bitwise_xor, name="numpy")
+
+
+def bitwise_and(x, y, out=None, name=None) -> Tensor:
+    """x & y, elementwise, on bool or integer tensors."""
+    x, y = binary_operands("bitwise_and", x, y)
+    return dispatch(BITWISE_AND, (x, y))
+
+
+def bitwise_or(x, y, out=None, name=None) -> Tensor:
+    """x | y, elementwise, on bool or integer tensors."""
+    x, y = binary_operands("bitwise_or", x, y)
+    return dispatch(BITWISE_OR, (x, y))
+
+
+def bitwise_xor(x, y, out=None, name=None) -> Tensor:
+    """x ^ y, elementwise, on bool or integer tensors."""
+    x, y = binary_operands("bitwise_xor", x, y)
+    return dispatch(BITWISE_XOR, (x, y))
 
 
 def _bitwise_not_meta(x) -> MetaTensor:
@@ -99,27 +211,26 @@ def bitwise_not(x, out=None, name=None) -> Tensor:
     return dispatch(BITWISE_NOT, (as_tensor("bitwise_not", "x", x),))
 
 
-LOGICAL_AND, logical_and = _logical("logical_and", np.logical_and)
-LOGICAL_OR, logical_or = _logical("logical_or", np.logical_or)
-LOGICAL_XOR, logical_xor = _logical("logical_xor", np.logical_xor)
+def logical_not_meta(x) -> MetaTensor:
+    return MetaTensor(x.shape, BOOL)
 
 
-def _predicate(name: str, numpy_fn, dtypes=ALL, float_only=False):
-    def predicate_meta(x) -> MetaTensor:
-        if float_only:
-            require_dtype(name, "x", x, "fiub", "a numeric dtype")
-        return MetaTensor(x.shape, BOOL)
-    predicate_meta.__qualname__ = f"{name}_meta"
-    op = register_op(name, inputs=("x",), infer_meta=predicate_meta)
-    add_kernel(name, "cpu", dtypes, numpy_fn, name="numpy")
-
-    def api(x, name=None) -> Tensor:
-        return dispatch(op, (as_tensor(op.name, "x", x),))
-    api.__name__ = api.__qualname__ = name
-    return op, api
+def isnan_meta(x) -> MetaTensor:
+    require_dtype("isnan", "x", x, "fiub", "a numeric dtype")
+    return MetaTensor(x.shape, BOOL)
 
 
-def _logical_not_kernel(x):
+def isinf_meta(x) -> MetaTensor:
+    require_dtype("isinf", "x", x, "fiub", "a numeric dtype")
+    return MetaTensor(x.shape, BOOL)
+
+
+def isfinite_meta(x) -> MetaTensor:
+    require_dtype("isfinite", "x", x, "fiub", "a numeric dtype")
+    return MetaTensor(x.shape, BOOL)
+
+
+def logical_not_kernel(x):
     return np.logical_not(x.astype(bool, copy=False))
 
 
@@ -127,21 +238,50 @@ def _all_false(x):
     return np.zeros(x.shape, bool)
 
 
-LOGICAL_NOT, logical_not = _predicate("logical_not", _logical_not_kernel)
-ISNAN, isnan = _predicate("isnan", np.isnan, FLOATS, float_only=True)
-ISINF, isinf = _predicate("isinf", np.isinf, FLOATS, float_only=True)
-ISFINITE, isfinite = _predicate("isfinite", np.isfinite, FLOATS, float_only=True)
-for _name in ("isnan", "isinf"):  # integers are never NaN or Inf
-    add_kernel(_name, "cpu", ("int32", "int64", "bool"), _all_false, name="numpy")
-add_kernel("isfinite", "cpu", ("int32", "int64", "bool"), lambda x: np.ones(x.shape, bool), name="numpy")
+def _all_true(x):
+    return np.ones(x.shape, bool)
 
 
-def _reduce_bool_meta_for(name: str):
-    def reduce_bool_meta(x, axis=None, keepdim=False) -> MetaTensor:
-        from .reduction import reduced_shape
-        return MetaTensor(reduced_shape(x.shape, axis, keepdim), BOOL)
-    reduce_bool_meta.__qualname__ = f"{name}_meta"
-    return reduce_bool_meta
+LOGICAL_NOT = register_op("logical_not", inputs=("x",), infer_meta=logical_not_meta)
+ISNAN = register_op("isnan", inputs=("x",), infer_meta=isnan_meta)
+ISINF = register_op("isinf", inputs=("x",), infer_meta=isinf_meta)
+ISFINITE = register_op("isfinite", inputs=("x",), infer_meta=isfinite_meta)
+add_kernel("logical_not", "cpu", ALL, logical_not_kernel, name="numpy")
+add_kernel("isnan", "cpu", FLOATS, np.isnan, name="numpy")
+add_kernel("isinf", "cpu", FLOATS, np.isinf, name="numpy")
+add_kernel("isfinite", "cpu", FLOATS, np.isfinite, name="numpy")
+# integers are never NaN or Inf
+add_kernel("isnan", "cpu", ("int32", "int64", "bool"), _all_false, name="numpy")
+add_kernel("isinf", "cpu", ("int32", "int64", "bool"), _all_false, name="numpy")
+add_kernel("isfinite", "cpu", ("int32", "int64", "bool"), _all_true, name="numpy")
+
+
+def logical_not(x, out=None, name=None) -> Tensor:
+    """not x, elementwise: a bool tensor (non-zero counts as True)."""
+    return dispatch(LOGICAL_NOT, (as_tensor("logical_not", "x", x),))
+
+
+def isnan(x, name=None) -> Tensor:
+    """True where x is NaN."""
+    return dispatch(ISNAN, (as_tensor("isnan", "x", x),))
+
+
+def isinf(x, name=None) -> Tensor:
+    """True where x is +inf or -inf."""
+    return dispatch(ISINF, (as_tensor("isinf", "x", x),))
+
+
+def isfinite(x, name=None) -> Tensor:
+    """True where x is neither NaN nor infinite."""
+    return dispatch(ISFINITE, (as_tensor("isfinite", "x", x),))
+
+
+def any_meta(x, axis=None, keepdim=False) -> MetaTensor:
+    return MetaTensor(reduced_shape(x.shape, axis, keepdim), BOOL)
+
+
+def all_meta(x, axis=None, keepdim=False) -> MetaTensor:
+    return MetaTensor(reduced_shape(x.shape, axis, keepdim), BOOL)
 
 
 def _any_kernel(x, axis=None, keepdim=False):
@@ -152,22 +292,20 @@ def _all_kernel(x, axis=None, keepdim=False):
     return np.all(x, axis=_np_axis(x, axis), keepdims=keepdim)
 
 
-ANY = register_op("any", inputs=("x",), infer_meta=_reduce_bool_meta_for("any"),
+ANY = register_op("any", inputs=("x",), infer_meta=any_meta,
                   attrs={"axis": (tuple, None), "keepdim": (bool, False)})
-ALL_OP = register_op("all", inputs=("x",), infer_meta=_reduce_bool_meta_for("all"),
+ALL_OP = register_op("all", inputs=("x",), infer_meta=all_meta,
                      attrs={"axis": (tuple, None), "keepdim": (bool, False)})
 add_kernel("any", "cpu", ALL, _any_kernel, name="numpy")
 add_kernel("all", "cpu", ALL, _all_kernel, name="numpy")
 
 
 def any(x, axis=None, keepdim=False, name=None) -> Tensor:  # noqa: A001
-    from .reduction import _axes
     x = as_tensor("any", "x", x)
     return dispatch(ANY, (x,), {"axis": _axes("any", axis, x._data.ndim), "keepdim": bool(keepdim)})
 
 
 def all(x, axis=None, keepdim=False, name=None) -> Tensor:  # noqa: A001
-    from .reduction import _axes
     x = as_tensor("all", "x", x)
     return dispatch(ALL_OP, (x,), {"axis": _axes("all", axis, x._data.ndim), "keepdim": bool(keepdim)})
 

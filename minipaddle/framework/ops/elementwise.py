@@ -23,23 +23,9 @@ from .complex import conj_if_complex as _conj, real_part_meta  # abs of complex6
 
 
 # ---- declaring ops -------------------------------------------------------------------
-def binary_meta_for(name: str):
-    def binary_meta(x, y) -> MetaTensor:
-        same_dtype(name, x, y)
-        shape = x.shape
-        if shape != y.shape:
-            shape = broadcast_shape(name, shape, y.shape)
-        return new_meta(shape, x.dtype)
-    binary_meta.__qualname__ = f"{name}_meta"
-    return binary_meta
-
-
-def float_unary_meta_for(name: str):
-    def float_unary_meta(x) -> MetaTensor:
-        require_dtype(name, "x", x, "fc", "a floating or complex dtype")
-        return MetaTensor(x.shape, x.dtype)
-    float_unary_meta.__qualname__ = f"{name}_meta"
-    return float_unary_meta
+# Each op's infer_meta is written out in full, naming its op in its errors: a shared helper would cost a
+# call (~40 ns, 2% of an eager add) on every op.
+FLOAT_OR_COMPLEX = "a floating or complex dtype"
 
 
 def register_elementwise_kernels(name: str, primitive, numpy_fn=None, *, floats_only: bool = True,
@@ -84,15 +70,6 @@ def register_parallel_kernel(name: str, primitive) -> ParallelElementwiseKernel:
 def _pow_primitive(x, y):
     # pow's scalar math (primitives.py has none yet: numpy's np.power is pow's only other kernel)
     return x ** y
-
-
-def _binary_api(op, name: str):
-    def api(x, y, name=None) -> Tensor:
-        if type(x) is not Tensor or type(y) is not Tensor or x._data.dtype != y._data.dtype:
-            x, y = binary_operands(op.name, x, y)
-        return dispatch(op, (x, y))
-    api.__name__ = api.__qualname__ = name
-    return api
 
 
 # ---- binary arithmetic ----------------------------------------------------------------
@@ -142,22 +119,94 @@ def elementwise_pow_grad(node, dout):
     return dout * slope, dout * out * safe_log
 
 
-ADD = register_op("add", inputs=("x", "y"), infer_meta=binary_meta_for("add"), backward=add_grad)
-SUBTRACT = register_op("subtract", inputs=("x", "y"), infer_meta=binary_meta_for("subtract"),
+def add_meta(x, y) -> MetaTensor:
+    same_dtype("add", x, y)
+    shape = x.shape
+    if shape != y.shape:  # tested first: broadcast_shape costs a call, and most operands match
+        shape = broadcast_shape("add", shape, y.shape)
+    return new_meta(shape, x.dtype)
+
+
+def subtract_meta(x, y) -> MetaTensor:
+    same_dtype("subtract", x, y)
+    shape = x.shape
+    if shape != y.shape:  # tested first: broadcast_shape costs a call, and most operands match
+        shape = broadcast_shape("subtract", shape, y.shape)
+    return new_meta(shape, x.dtype)
+
+
+def multiply_meta(x, y) -> MetaTensor:
+    same_dtype("multiply", x, y)
+    shape = x.shape
+    if shape != y.shape:  # tested first: broadcast_shape costs a call, and most operands match
+        shape = broadcast_shape("multiply", shape, y.shape)
+    return new_meta(shape, x.dtype)
+
+
+def divide_meta(x, y) -> MetaTensor:
+    same_dtype("divide", x, y)
+    shape = x.shape
+    if shape != y.shape:  # tested first: broadcast_shape costs a call, and most operands match
+        shape = broadcast_shape("divide", shape, y.shape)
+    return new_meta(shape, x.dtype)
+
+
+def floor_divide_meta(x, y) -> MetaTensor:
+    same_dtype("floor_divide", x, y)
+    shape = x.shape
+    if shape != y.shape:  # tested first: broadcast_shape costs a call, and most operands match
+        shape = broadcast_shape("floor_divide", shape, y.shape)
+    return new_meta(shape, x.dtype)
+
+
+def remainder_meta(x, y) -> MetaTensor:
+    same_dtype("remainder", x, y)
+    shape = x.shape
+    if shape != y.shape:  # tested first: broadcast_shape costs a call, and most operands match
+        shape = broadcast_shape("remainder", shape, y.shape)
+    return new_meta(shape, x.dtype)
+
+
+def maximum_meta(x, y) -> MetaTensor:
+    same_dtype("maximum", x, y)
+    shape = x.shape
+    if shape != y.shape:  # tested first: broadcast_shape costs a call, and most operands match
+        shape = broadcast_shape("maximum", shape, y.shape)
+    return new_meta(shape, x.dtype)
+
+
+def minimum_meta(x, y) -> MetaTensor:
+    same_dtype("minimum", x, y)
+    shape = x.shape
+    if shape != y.shape:  # tested first: broadcast_shape costs a call, and most operands match
+        shape = broadcast_shape("minimum", shape, y.shape)
+    return new_meta(shape, x.dtype)
+
+
+def elementwise_pow_meta(x, y) -> MetaTensor:
+    same_dtype("elementwise_pow", x, y)
+    shape = x.shape
+    if shape != y.shape:  # tested first: broadcast_shape costs a call, and most operands match
+        shape = broadcast_shape("elementwise_pow", shape, y.shape)
+    return new_meta(shape, x.dtype)
+
+
+ADD = register_op("add", inputs=("x", "y"), infer_meta=add_meta, backward=add_grad)
+SUBTRACT = register_op("subtract", inputs=("x", "y"), infer_meta=subtract_meta,
                        backward=subtract_grad)
-MULTIPLY = register_op("multiply", inputs=("x", "y"), infer_meta=binary_meta_for("multiply"),
+MULTIPLY = register_op("multiply", inputs=("x", "y"), infer_meta=multiply_meta,
                        backward=multiply_grad, save=("x", "y"))
-DIVIDE = register_op("divide", inputs=("x", "y"), infer_meta=binary_meta_for("divide"),
+DIVIDE = register_op("divide", inputs=("x", "y"), infer_meta=divide_meta,
                      backward=divide_grad, save=("y", "out"))
-FLOOR_DIVIDE = register_op("floor_divide", inputs=("x", "y"), infer_meta=binary_meta_for("floor_divide"))
-REMAINDER = register_op("remainder", inputs=("x", "y"), infer_meta=binary_meta_for("remainder"),
+FLOOR_DIVIDE = register_op("floor_divide", inputs=("x", "y"), infer_meta=floor_divide_meta)
+REMAINDER = register_op("remainder", inputs=("x", "y"), infer_meta=remainder_meta,
                         backward=remainder_grad, save=("x", "y"))
-MAXIMUM = register_op("maximum", inputs=("x", "y"), infer_meta=binary_meta_for("maximum"),
+MAXIMUM = register_op("maximum", inputs=("x", "y"), infer_meta=maximum_meta,
                       backward=maximum_grad, save=("x", "y"))
-MINIMUM = register_op("minimum", inputs=("x", "y"), infer_meta=binary_meta_for("minimum"),
+MINIMUM = register_op("minimum", inputs=("x", "y"), infer_meta=minimum_meta,
                       backward=minimum_grad, save=("x", "y"))
 ELEMENTWISE_POW = register_op("elementwise_pow", inputs=("x", "y"),
-                              infer_meta=binary_meta_for("elementwise_pow"),
+                              infer_meta=elementwise_pow_meta,
                               backward=elementwise_pow_grad, save=("x", "y", "out"))
 
 register_elementwise_kernels("add", P.add, np.add, floats_only=False)
@@ -198,14 +247,64 @@ add_kernel("floor_divide", "cpu", ("int32", "int64"), _int_floor_divide, name="n
 add_kernel("remainder", "cpu", ("int32", "int64"), _int_remainder, name="numpy", priority=1)
 add_kernel("elementwise_pow", "cpu", ("int32", "int64"), _int_pow, name="numpy")
 
-add = _binary_api(ADD, "add")
-subtract = _binary_api(SUBTRACT, "subtract")
-multiply = _binary_api(MULTIPLY, "multiply")
-floor_divide = _binary_api(FLOOR_DIVIDE, "floor_divide")
-remainder = _binary_api(REMAINDER, "remainder")
-maximum = _binary_api(MAXIMUM, "maximum")
-minimum = _binary_api(MINIMUM, "minimum")
-elementwise_pow = _binary_api(ELEMENTWISE_POW, "elementwise_pow")
+# The public functions. The fast test skips binary_operands when both are Tensors of one dtype: add is on
+# the hot path of every model.
+def add(x, y, name=None) -> Tensor:
+    """x + y, elementwise, with broadcasting: `paddle.add(x, y)` is `x + y`."""
+    if type(x) is not Tensor or type(y) is not Tensor or x._data.dtype != y._data.dtype:
+        x, y = binary_operands("add", x, y)  # numbers become tensors, dtypes are promoted
+    return dispatch(ADD, (x, y))
+
+
+def subtract(x, y, name=None) -> Tensor:
+    """x - y, elementwise, with broadcasting."""
+    if type(x) is not Tensor or type(y) is not Tensor or x._data.dtype != y._data.dtype:
+        x, y = binary_operands("subtract", x, y)  # numbers become tensors, dtypes are promoted
+    return dispatch(SUBTRACT, (x, y))
+
+
+def multiply(x, y, name=None) -> Tensor:
+    """x * y, elementwise, with broadcasting."""
+    if type(x) is not Tensor or type(y) is not Tensor or x._data.dtype != y._data.dtype:
+        x, y = binary_operands("multiply", x, y)  # numbers become tensors, dtypes are promoted
+    return dispatch(MULTIPLY, (x, y))
+
+
+def floor_divide(x, y, name=None) -> Tensor:
+    """x // y, elementwise: the quotient rounded down (integer division by 0 is an error)."""
+    if type(x) is not Tensor or type(y) is not Tensor or x._data.dtype != y._data.dtype:
+        x, y = binary_operands("floor_divide", x, y)  # numbers become tensors, dtypes are promoted
+    return dispatch(FLOOR_DIVIDE, (x, y))
+
+
+def remainder(x, y, name=None) -> Tensor:
+    """x % y, elementwise, with the sign of y (Python's rule, as Paddle). Also `paddle.mod`."""
+    if type(x) is not Tensor or type(y) is not Tensor or x._data.dtype != y._data.dtype:
+        x, y = binary_operands("remainder", x, y)  # numbers become tensors, dtypes are promoted
+    return dispatch(REMAINDER, (x, y))
+
+
+def maximum(x, y, name=None) -> Tensor:
+    """The larger of x and y, elementwise."""
+    if type(x) is not Tensor or type(y) is not Tensor or x._data.dtype != y._data.dtype:
+        x, y = binary_operands("maximum", x, y)  # numbers become tensors, dtypes are promoted
+    return dispatch(MAXIMUM, (x, y))
+
+
+def minimum(x, y, name=None) -> Tensor:
+    """The smaller of x and y, elementwise."""
+    if type(x) is not Tensor or type(y) is not Tensor or x._data.dtype != y._data.dtype:
+        x, y = binary_operands("minimum", x, y)  # numbers become tensors, dtypes are promoted
+    return dispatch(MINIMUM, (x, y))
+
+
+def elementwise_pow(x, y, name=None) -> Tensor:
+    """x ** y, elementwise, both tensors (`paddle.pow` also takes a number y)."""
+    if type(x) is not Tensor or type(y) is not Tensor or x._data.dtype != y._data.dtype:
+        x, y = binary_operands("elementwise_pow", x, y)  # numbers become tensors, dtypes are promoted
+    return dispatch(ELEMENTWISE_POW, (x, y))
+
+
 mod = remainder
 
 
@@ -314,18 +413,6 @@ def zero_grad(node, dout):
     return zeros_like(dout)
 
 
-def _unary(name, primitive, numpy_fn, backward, save=(), floats_only=True, meta=None):
-    meta = meta or (float_unary_meta_for(name) if floats_only else unary_meta)
-    op = register_op(name, inputs=("x",), infer_meta=meta, backward=backward, save=save)
-    register_elementwise_kernels(name, primitive, numpy_fn, floats_only=floats_only)
-
-    def api(x, name=None) -> Tensor:
-        return dispatch(op, (as_tensor(op.name, "x", x),))
-    api.__name__ = api.__qualname__ = name
-    api.__doc__ = f"Elementwise {name}(x). Math: framework/ops/primitives.py::{primitive.__name__}."
-    return op, api
-
-
 def _numpy_round(x):
     return np.copysign(np.floor(np.abs(x) + 0.5), x)
 
@@ -346,24 +433,196 @@ def _quiet(fn):
     return kernel
 
 
-NEG, neg = _unary("neg", P.neg, np.negative, neg_grad, floats_only=False)
-ABS, abs = _unary("abs", P.abs, np.abs, abs_grad, save=("x",), floats_only=False, meta=real_part_meta)  # noqa: A001
-EXP, exp = _unary("exp", P.exp, np.exp, exp_grad, save=("out",))
-LOG, log = _unary("log", P.log, _quiet(np.log), log_grad, save=("x",))
-LOG1P, log1p = _unary("log1p", P.log1p, _quiet(np.log1p), log1p_grad, save=("x",))
-SQRT, sqrt = _unary("sqrt", P.sqrt, _quiet(np.sqrt), sqrt_grad, save=("out",))
-RSQRT, rsqrt = _unary("rsqrt", P.rsqrt, _numpy_rsqrt, rsqrt_grad, save=("out",))
-RECIPROCAL, reciprocal = _unary("reciprocal", P.reciprocal, _quiet(np.reciprocal), reciprocal_grad,
-                                save=("out",))
-SQUARE, square = _unary("square", P.square, np.square, square_grad, save=("x",), floats_only=False)
-SIN, sin = _unary("sin", P.sin, np.sin, sin_grad, save=("x",))
-COS, cos = _unary("cos", P.cos, np.cos, cos_grad, save=("x",))
-TANH, tanh = _unary("tanh", P.tanh, np.tanh, tanh_grad, save=("out",))
-ERF, erf = _unary("erf", P.erf, None, erf_grad, save=("x",))
-SIGN, sign = _unary("sign", P.sign, np.sign, zero_grad)
-FLOOR, floor = _unary("floor", P.floor, np.floor, zero_grad)
-CEIL, ceil = _unary("ceil", P.ceil, np.ceil, zero_grad)
-ROUND, round = _unary("round", P.round, _numpy_round, zero_grad)  # noqa: A001
+def exp_meta(x) -> MetaTensor:
+    require_dtype("exp", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
+def log_meta(x) -> MetaTensor:
+    require_dtype("log", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
+def log1p_meta(x) -> MetaTensor:
+    require_dtype("log1p", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
+def sqrt_meta(x) -> MetaTensor:
+    require_dtype("sqrt", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
+def rsqrt_meta(x) -> MetaTensor:
+    require_dtype("rsqrt", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
+def reciprocal_meta(x) -> MetaTensor:
+    require_dtype("reciprocal", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
+def sin_meta(x) -> MetaTensor:
+    require_dtype("sin", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
+def cos_meta(x) -> MetaTensor:
+    require_dtype("cos", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
+def tanh_meta(x) -> MetaTensor:
+    require_dtype("tanh", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
+def erf_meta(x) -> MetaTensor:
+    require_dtype("erf", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
+def sign_meta(x) -> MetaTensor:
+    require_dtype("sign", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
+def floor_meta(x) -> MetaTensor:
+    require_dtype("floor", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
+def ceil_meta(x) -> MetaTensor:
+    require_dtype("ceil", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
+def round_meta(x) -> MetaTensor:
+    require_dtype("round", "x", x, "fc", FLOAT_OR_COMPLEX)
+    return MetaTensor(x.shape, x.dtype)
+
+
+NEG = register_op("neg", inputs=("x",), infer_meta=unary_meta, backward=neg_grad)
+ABS = register_op("abs", inputs=("x",), infer_meta=real_part_meta, backward=abs_grad, save=("x",))
+EXP = register_op("exp", inputs=("x",), infer_meta=exp_meta, backward=exp_grad, save=("out",))
+LOG = register_op("log", inputs=("x",), infer_meta=log_meta, backward=log_grad, save=("x",))
+LOG1P = register_op("log1p", inputs=("x",), infer_meta=log1p_meta, backward=log1p_grad, save=("x",))
+SQRT = register_op("sqrt", inputs=("x",), infer_meta=sqrt_meta, backward=sqrt_grad, save=("out",))
+RSQRT = register_op("rsqrt", inputs=("x",), infer_meta=rsqrt_meta, backward=rsqrt_grad, save=("out",))
+RECIPROCAL = register_op("reciprocal", inputs=("x",), infer_meta=reciprocal_meta, backward=reciprocal_grad,
+                         save=("out",))
+SQUARE = register_op("square", inputs=("x",), infer_meta=unary_meta, backward=square_grad, save=("x",))
+SIN = register_op("sin", inputs=("x",), infer_meta=sin_meta, backward=sin_grad, save=("x",))
+COS = register_op("cos", inputs=("x",), infer_meta=cos_meta, backward=cos_grad, save=("x",))
+TANH = register_op("tanh", inputs=("x",), infer_meta=tanh_meta, backward=tanh_grad, save=("out",))
+ERF = register_op("erf", inputs=("x",), infer_meta=erf_meta, backward=erf_grad, save=("x",))
+SIGN = register_op("sign", inputs=("x",), infer_meta=sign_meta, backward=zero_grad)
+FLOOR = register_op("floor", inputs=("x",), infer_meta=floor_meta, backward=zero_grad)
+CEIL = register_op("ceil", inputs=("x",), infer_meta=ceil_meta, backward=zero_grad)
+ROUND = register_op("round", inputs=("x",), infer_meta=round_meta, backward=zero_grad)
+register_elementwise_kernels("neg", P.neg, np.negative, floats_only=False)
+register_elementwise_kernels("abs", P.abs, np.abs, floats_only=False)
+register_elementwise_kernels("exp", P.exp, np.exp)
+register_elementwise_kernels("log", P.log, _quiet(np.log))
+register_elementwise_kernels("log1p", P.log1p, _quiet(np.log1p))
+register_elementwise_kernels("sqrt", P.sqrt, _quiet(np.sqrt))
+register_elementwise_kernels("rsqrt", P.rsqrt, _numpy_rsqrt)
+register_elementwise_kernels("reciprocal", P.reciprocal, _quiet(np.reciprocal))
+register_elementwise_kernels("square", P.square, np.square, floats_only=False)
+register_elementwise_kernels("sin", P.sin, np.sin)
+register_elementwise_kernels("cos", P.cos, np.cos)
+register_elementwise_kernels("tanh", P.tanh, np.tanh)
+register_elementwise_kernels("erf", P.erf, None)
+register_elementwise_kernels("sign", P.sign, np.sign)
+register_elementwise_kernels("floor", P.floor, np.floor)
+register_elementwise_kernels("ceil", P.ceil, np.ceil)
+register_elementwise_kernels("round", P.round, _numpy_round)
+
+
+def neg(x, name=None) -> Tensor:
+    """-x, elementwise. Math: primitives.py::neg."""
+    return dispatch(NEG, (as_tensor("neg", "x", x),))
+
+
+def abs(x, name=None) -> Tensor:  # noqa: A001
+    """|x|, elementwise; of a complex tensor, the real magnitude. Math: primitives.py::abs."""
+    return dispatch(ABS, (as_tensor("abs", "x", x),))
+
+
+def exp(x, name=None) -> Tensor:
+    """e ** x, elementwise. Math: primitives.py::exp."""
+    return dispatch(EXP, (as_tensor("exp", "x", x),))
+
+
+def log(x, name=None) -> Tensor:
+    """The natural logarithm, elementwise (log(0) is -inf, of a negative nan). Math: primitives.py::log."""
+    return dispatch(LOG, (as_tensor("log", "x", x),))
+
+
+def log1p(x, name=None) -> Tensor:
+    """log(1 + x), elementwise, accurate for small x. Math: primitives.py::log1p."""
+    return dispatch(LOG1P, (as_tensor("log1p", "x", x),))
+
+
+def sqrt(x, name=None) -> Tensor:
+    """The square root, elementwise (nan for negative x). Math: primitives.py::sqrt."""
+    return dispatch(SQRT, (as_tensor("sqrt", "x", x),))
+
+
+def rsqrt(x, name=None) -> Tensor:
+    """1 / sqrt(x), elementwise. Math: primitives.py::rsqrt."""
+    return dispatch(RSQRT, (as_tensor("rsqrt", "x", x),))
+
+
+def reciprocal(x, name=None) -> Tensor:
+    """1 / x, elementwise. Math: primitives.py::reciprocal."""
+    return dispatch(RECIPROCAL, (as_tensor("reciprocal", "x", x),))
+
+
+def square(x, name=None) -> Tensor:
+    """x * x, elementwise. Math: primitives.py::square."""
+    return dispatch(SQUARE, (as_tensor("square", "x", x),))
+
+
+def sin(x, name=None) -> Tensor:
+    """The sine, elementwise (radians). Math: primitives.py::sin."""
+    return dispatch(SIN, (as_tensor("sin", "x", x),))
+
+
+def cos(x, name=None) -> Tensor:
+    """The cosine, elementwise (radians). Math: primitives.py::cos."""
+    return dispatch(COS, (as_tensor("cos", "x", x),))
+
+
+def tanh(x, name=None) -> Tensor:
+    """The hyperbolic tangent, elementwise. Math: primitives.py::tanh."""
+    return dispatch(TANH, (as_tensor("tanh", "x", x),))
+
+
+def erf(x, name=None) -> Tensor:
+    """The error function, elementwise (numba kernel only: numpy has no erf). Math: primitives.py::erf."""
+    return dispatch(ERF, (as_tensor("erf", "x", x),))
+
+
+def sign(x, name=None) -> Tensor:
+    """-1, 0 or 1 by the sign of x, elementwise; its gradient is zero. Math: primitives.py::sign."""
+    return dispatch(SIGN, (as_tensor("sign", "x", x),))
+
+
+def floor(x, name=None) -> Tensor:
+    """x rounded down, elementwise; its gradient is zero. Math: primitives.py::floor."""
+    return dispatch(FLOOR, (as_tensor("floor", "x", x),))
+
+
+def ceil(x, name=None) -> Tensor:
+    """x rounded up, elementwise; its gradient is zero. Math: primitives.py::ceil."""
+    return dispatch(CEIL, (as_tensor("ceil", "x", x),))
+
+
+def round(x, name=None) -> Tensor:  # noqa: A001
+    """x rounded to the nearest integer, halves away from zero; its gradient is zero. Math: primitives.py::round."""
+    return dispatch(ROUND, (as_tensor("round", "x", x),))
 for _name, _primitive in (("exp", P.exp), ("log", P.log), ("sqrt", P.sqrt), ("tanh", P.tanh)):
     register_parallel_kernel(_name, _primitive)
 

@@ -16,12 +16,14 @@ from .common import FLOATS, as_tensor, normalize_axis, require_dtype
 from .reduction import FLOAT_ONLY, sum
 
 
-def _softmax_meta_for(name: str):
-    def softmax_meta(x, axis=-1) -> MetaTensor:
-        require_dtype(name, "x", x, "f", FLOAT_ONLY)
-        return MetaTensor(x.shape, x.dtype)
-    softmax_meta.__qualname__ = f"{name}_meta"
-    return softmax_meta
+def softmax_meta(x, axis=-1) -> MetaTensor:
+    require_dtype("softmax", "x", x, "f", FLOAT_ONLY)
+    return MetaTensor(x.shape, x.dtype)
+
+
+def log_softmax_meta(x, axis=-1) -> MetaTensor:
+    require_dtype("log_softmax", "x", x, "f", FLOAT_ONLY)
+    return MetaTensor(x.shape, x.dtype)
 
 
 def softmax_grad(node, dout):
@@ -59,30 +61,30 @@ def log_softmax_kernel(x, axis=-1):
         return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
 
-SOFTMAX = register_op("softmax", inputs=("x",), infer_meta=_softmax_meta_for("softmax"),
+SOFTMAX = register_op("softmax", inputs=("x",), infer_meta=softmax_meta,
                       backward=softmax_grad, save=("out",), attrs={"axis": (int, -1)})
-LOG_SOFTMAX = register_op("log_softmax", inputs=("x",), infer_meta=_softmax_meta_for("log_softmax"),
+LOG_SOFTMAX = register_op("log_softmax", inputs=("x",), infer_meta=log_softmax_meta,
                           backward=log_softmax_grad, save=("out",), attrs={"axis": (int, -1)})
 add_kernel("softmax", "cpu", FLOATS, softmax_kernel, name="numpy", priority=1)
 add_kernel("log_softmax", "cpu", FLOATS, log_softmax_kernel, name="numpy", priority=1)
 
 
-def _softmax_api(op, name: str, doc: str):
-    def api(x, axis=-1, dtype=None, name=None) -> Tensor:
-        from .elementwise import cast
-        x = as_tensor(op.name, "x", x)
-        if dtype is not None:
-            x = cast(x, dtype)
-        return dispatch(op, (x,), {"axis": normalize_axis(op.name, axis, x._data.ndim)})
-    api.__name__ = api.__qualname__ = name
-    api.__doc__ = doc
-    return api
+def softmax(x, axis=-1, dtype=None, name=None) -> Tensor:
+    """exp(x) / sum(exp(x)) along `axis`, computed stably; `dtype` casts x first."""
+    x = _softmax_input("softmax", x, dtype)
+    return dispatch(SOFTMAX, (x,), {"axis": normalize_axis("softmax", axis, x._data.ndim)})
 
 
-softmax = _softmax_api(SOFTMAX, "softmax", "exp(x) / sum(exp(x)) along `axis`, computed stably; "
-                                           "`dtype` casts x first.")
-log_softmax = _softmax_api(LOG_SOFTMAX, "log_softmax", "log(softmax(x)) along `axis`, computed stably; "
-                                                       "`dtype` casts x first.")
+def log_softmax(x, axis=-1, dtype=None, name=None) -> Tensor:
+    """log(softmax(x)) along `axis`, computed stably; `dtype` casts x first."""
+    x = _softmax_input("log_softmax", x, dtype)
+    return dispatch(LOG_SOFTMAX, (x,), {"axis": normalize_axis("log_softmax", axis, x._data.ndim)})
+
+
+def _softmax_input(op: str, x, dtype) -> Tensor:
+    from .elementwise import cast
+    x = as_tensor(op, "x", x)
+    return x if dtype is None else cast(x, dtype)
 
 
 # numba row kernels beside numpy's (kernels/cpu/softmax.py), imported and compiled on first use
