@@ -82,7 +82,9 @@ def worker(mode: str) -> dict:
     if mode == "tuned":
         paddle.incubate.autotune.set_config({"kernel": {"enable": True, "tuning_range": [0, 1], "cache_dir": None}})
     decisions = {}
-    instrument.subscribe(lambda e: decisions.__setitem__(e["op"], e) if e["kind"] == "autotune" else None)
+    def note(e: instrument.AutotuneEvent) -> None:
+        decisions[e.op] = e
+    unsubscribe = instrument.subscribe(note, kinds=("autotune",))
     rng = np.random.default_rng(0)
     results = {}
     for name, (op, shapes, attrs) in CASES.items():
@@ -93,17 +95,18 @@ def worker(mode: str) -> dict:
         fn()  # tuned: this call tunes
         first = time.perf_counter() - start
         if mode == "tuned":  # the bus is only needed for the decision: time the op path as users run it
-            instrument.subscribers.clear()
+            unsubscribe()
         start = time.perf_counter()
         fn()  # the second call sizes the timing loops (the first one loads kernels, and tunes)
         number = max(1, int(0.02 / max(time.perf_counter() - start, 1e-6)))
         per_call = min(timeit.repeat(fn, number=number, repeat=7)) / number
         event = decisions.get(op)
         results[name] = {"first_ms": first * 1e3, "us": per_call * 1e6,
-                         "winner": event["winner"] if event else None,
-                         "candidates": {c["name"]: c["time_ns"] for c in event["candidates"]} if event else None}
+                         "winner": event.winner if event else None,
+                         "candidates": {c["name"]: c["time_ns"] for c in event.candidates} if event else None}
         if mode == "tuned":
-            instrument.subscribe(lambda e: decisions.__setitem__(e["op"], e) if e["kind"] == "autotune" else None)
+            unsubscribe = instrument.subscribe(note, kinds=("autotune",))
+    unsubscribe()
     return results
 
 

@@ -32,9 +32,6 @@ KNOWN_CYCLES: dict[tuple[str, ...], str] = {
 }
 # (importing module, imported module, private name)
 KNOWN_PRIVATE: dict[tuple[str, str, str], str] = {
-    ("minipaddle.profiler.hooks", "minipaddle.io.dataloader", "_MultiWorkerIter"): "the profiler wraps the "
-    "DataLoader iterators; dataloader_next events on the bus replace that (issue 15 item 9)",
-    ("minipaddle.profiler.hooks", "minipaddle.io.dataloader", "_SingleProcessIter"): "the same wrapping",
 }
 KNOWN_LONG_FILES: dict[str, str] = {
     "minipaddle/framework/ops/elementwise.py": "every elementwise op spelled out: a real def for each public "

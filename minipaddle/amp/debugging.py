@@ -135,19 +135,21 @@ def _all_finite(a: np.ndarray) -> bool:
 class _Checker:
     """The instrument subscriber: checks what each event carries, reports, and raises in abort modes."""
 
+    KINDS = ("op", "backward_begin", "backward_step", "backward_end", "optimizer_update")
+
     def __init__(self, config: TensorCheckerConfig) -> None:
         self.config = config
         self.backward_depth = 0
         self.node_layer: dict[int, str | None] = {}   # id(grad node) -> layer path of its forward op
         self.fn = self.on_event
 
-    def on_event(self, e: dict) -> None:
-        kind = e["kind"]
+    def on_event(self, e: instrument.Event) -> None:
+        kind = e.kind
         if kind == "op":
-            if e["grad_node"] is not None:
+            if e.grad_node is not None:
                 if len(self.node_layer) > 100_000:
                     self.node_layer.clear()
-                self.node_layer[id(e["grad_node"])] = e["layer"]
+                self.node_layer[id(e.grad_node)] = e.layer
             if self.backward_depth == 0:  # ops that backward rules run are checked as the node's grads
                 self._check_op(e)
         elif kind == "backward_step":
@@ -159,18 +161,18 @@ class _Checker:
         elif kind == "backward_end":
             self.backward_depth = max(0, self.backward_depth - 1)
 
-    def _check_op(self, e: dict) -> None:
-        op = e["op"]
+    def _check_op(self, e: instrument.Event) -> None:
+        op = e.op
         if not self.config.wants(op):
             return
-        names = e["opdef"].outputs
-        for i, t in enumerate(e["outputs"]):
+        names = e.opdef.outputs
+        for i, t in enumerate(e.outputs):
             name = names[i] if i < len(names) else str(i)
-            self._check(t._data, e, op, "forward", e["layer"], f"{op}.{name}",
-                        lambda: [x._data for x in e["inputs"] if hasattr(x, "_data")])
+            self._check(t._data, e, op, "forward", e.layer, f"{op}.{name}",
+                        lambda: [x._data for x in e.inputs if hasattr(x, "_data")])
 
-    def _check_backward(self, e: dict) -> None:
-        node = e["node"]
+    def _check_backward(self, e: instrument.Event) -> None:
+        node = e.node
         op = getattr(node, "op", None)
         if op is None:  # an AccumulateGrad: its gradient was checked where it was sent from
             return
@@ -178,20 +180,20 @@ class _Checker:
         if not self.config.wants(name):
             return
         layer = self.node_layer.get(id(node))
-        for i, g in enumerate(e["grads_out"]):
+        for i, g in enumerate(e.grads_out):
             if g is None:
                 continue
             slot = op.inputs[i] if i < len(op.inputs) and not op.variadic else f"{op.inputs[0]}[{i}]"
             self._check(g._data, e, name, "backward", layer, f"{slot}@GRAD",
-                        lambda: [g._data for g in e["grads_in"] if g is not None])
+                        lambda: [g._data for g in e.grads_in if g is not None])
 
-    def _check_update(self, e: dict) -> None:
-        param = e.get("tensor")
+    def _check_update(self, e: instrument.Event) -> None:
+        param = e.tensor
         if param is None:
-            param = e["param"]
+            param = e.param
         if not hasattr(param, "_data"):
             return
-        op = e["optimizer"].lower()
+        op = e.optimizer.lower()
         if self.config.wants(op):
             grad = getattr(param, "grad", None)  # the update's other input: a NaN there was propagated
             self._check(param._data, e, op, "optimizer", None, getattr(param, "name", "param"),
@@ -234,10 +236,10 @@ class _Checker:
             with open(os.path.join(out, f"worker_cpu.{os.getpid()}.log"), "a") as f:
                 f.write(message + "\n")
 
-    def _deliver_to_later_subscribers(self, event: dict) -> None:
+    def _deliver_to_later_subscribers(self, event: instrument.Event) -> None:
         """Raising stops instrument.emit; subscribers after this one (a recorder) still get the event,
         so a trace shows the op that failed and marks its NaN."""
-        subscribers = list(instrument.subscribers)
+        subscribers = list(instrument.listeners[event.kind])
         if self.fn in subscribers:
             for fn in subscribers[subscribers.index(self.fn) + 1:]:
                 fn(event)
@@ -306,7 +308,7 @@ def flags_changed() -> None:
     if flags["FLAGS_check_nan_inf"]:
         config = _config or TensorCheckerConfig(True, DebugMode(flags["FLAGS_check_nan_inf_level"]))
         _checker = _Checker(config)
-        _unsubscribe = instrument.subscribe(_checker.fn)
+        _unsubscribe = instrument.subscribe(_checker.fn, kinds=_Checker.KINDS)
 
 
 def check_numerics(tensor, op_type: str, var_name: str,

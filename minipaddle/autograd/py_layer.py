@@ -233,7 +233,7 @@ def apply_pylayer(cls: type, args: tuple, kwargs: dict):
     ctx = PyLayerContext()
     traced = bool(instrument.subscribers)
     if traced:
-        instrument.emit({"kind": "pylayer_begin", "pylayer": cls})
+        instrument.emit(instrument.PyLayerBegin(cls))
     recording = is_grad_enabled()
     start = time.perf_counter_ns()
     try:
@@ -242,7 +242,7 @@ def apply_pylayer(cls: type, args: tuple, kwargs: dict):
     finally:
         end = time.perf_counter_ns()
         if traced:
-            instrument.emit({"kind": "pylayer_end", "pylayer": cls})
+            instrument.emit(instrument.PyLayerEnd(cls))
     items = [result] if isinstance(result, Tensor) else (list(result) if isinstance(result, (tuple, list)) else None)
     if items is None or not any(isinstance(o, Tensor) for o in items):
         raise invalid_argument(f"{cls.__name__}.forward", f"returned {type(result).__name__}; expected a Tensor "
@@ -259,9 +259,8 @@ def apply_pylayer(cls: type, args: tuple, kwargs: dict):
         node = _record(cls, ctx, inputs, outs)
     if traced:
         op = _op_for(cls)
-        instrument.emit({"kind": "op", "op": op.name, "opdef": op, "pylayer": cls,
-                         "layer": instrument.current_layer(), "inputs": tuple(inputs), "outputs": tuple(outs),
-                         "attrs": {}, "kernel": cls.forward, "grad_node": node, "start_ns": start, "end_ns": end})
+        instrument.emit(instrument.OpEvent(op.name, op, instrument.current_layer(), tuple(inputs), tuple(outs), {},
+                                           cls.forward, node, start, end, pylayer=cls))
     if isinstance(result, Tensor):
         return items[0]
     return type(result)(items) if isinstance(result, tuple) else items

@@ -201,10 +201,10 @@ class TunedKernel:
 
     def _report(self, key: str, shapes, candidates, winner: str, source: str) -> None:
         if instrument.subscribers:
-            instrument.emit({"kind": "autotune", "op": self.op.name, "key": key, "dtype": self.key.dtype.name,
-                             "shape_class": key.split("|")[2], "shapes": [list(s) for s in shapes],
-                             "candidates": [dict(c) for c in candidates], "winner": winner,
-                             "default": self.default_name, "source": source, "step": _status.step_id})
+            instrument.emit(instrument.AutotuneEvent(
+                op=self.op.name, key=key, dtype=self.key.dtype.name, shape_class=key.split("|")[2],
+                shapes=[list(s) for s in shapes], candidates=[dict(c) for c in candidates], winner=winner,
+                default=self.default_name, source=source, step=_status.step_id))
 
 
 def _resolve(fn: Callable) -> Callable:
@@ -327,14 +327,14 @@ def _update_tuning() -> None:
         _forget_memos()  # decisions "untuned, use the default" made outside the range expire
     counting = _status.kernel_enabled and _status.step_id < end
     if counting and _status.unsubscribe is None:
-        _status.unsubscribe = instrument.subscribe(_on_event, updates=False)
+        _status.unsubscribe = instrument.subscribe(_on_event, kinds=("backward_end",))
     elif not counting and _status.unsubscribe is not None:
         _status.unsubscribe()
         _status.unsubscribe = None
 
 
-def _on_event(event: dict) -> None:
-    if event["kind"] == "backward_end" and event.get("api") == "backward":
+def _on_event(event: instrument.BackwardEnd) -> None:
+    if event.api == "backward":
         step()
 
 

@@ -102,12 +102,11 @@ def _dispatch_traced(op: OpDef, inputs: tuple, attrs: dict, arrays: tuple, metas
                 for o in outs:  # (integer outputs are not attached to the node)
                     if o._node is not None:
                         node = o._node
-                        instrument.emit({"kind": "grad_node", "node": node, "op": op.name})
+                        instrument.emit(instrument.GradNodeEvent(node, op.name))
                         break
                 break
-    instrument.emit({"kind": "op", "op": op.name, "opdef": op, "layer": instrument.current_layer(),
-                     "inputs": inputs, "outputs": outs, "attrs": attrs, "kernel": fn, "grad_node": node,
-                     "start_ns": start, "end_ns": end})
+    instrument.emit(instrument.OpEvent(op.name, op, instrument.current_layer(), inputs, outs, attrs, fn, node,
+                                       start, end))
     return outs[0] if type(result) is not tuple else outs
 
 

@@ -13,7 +13,7 @@ The layer stack lives on a `threading.local`; grad-off and static mode are kept 
 ids, which dispatch reads more cheaply (see below; benchmarks/op_overhead.py measures that path).
 
 What stays process-wide, and why (an audit of the framework's module globals):
-  * instrument.subscribers / update_subscribers -- `paddle.debug.record()` and the profiler hear every
+  * instrument.subscribers / listeners -- `paddle.debug.record()` and the profiler hear every
     thread, as a profiler of the whole process should (a recording made while two threads run holds
     both threads' ops, each under its own thread's layer path); events carry live objects, not modes.
   * the default main and startup Programs (framework/static/builder.py) -- Paddle's are process-wide,

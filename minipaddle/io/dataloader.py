@@ -39,7 +39,7 @@ import itertools
 import time
 import weakref
 
-from ..framework import creation
+from ..framework import creation, instrument
 from ..framework.errors import invalid_argument, invalid_type, precondition_not_met
 from .collate import to_tensors
 from .dataset import IterableDataset
@@ -185,6 +185,21 @@ class DataLoader:
         return dict(zip(names, fields))
 
 
+def _reported_next(loader: DataLoader, next_batch):
+    """`next_batch()` between DataLoaderNextBegin and DataLoaderNextEnd events (the profiler's Dataloader
+    phase and reader_cost); the end of an epoch is reported with `exhausted=True`."""
+    start = time.perf_counter_ns()
+    instrument.emit(instrument.DataLoaderNextBegin(loader, start))
+    exhausted = False
+    try:
+        return next_batch()
+    except StopIteration:
+        exhausted = True
+        raise
+    finally:
+        instrument.emit(instrument.DataLoaderNextEnd(loader, start, time.perf_counter_ns(), exhausted))
+
+
 class _SingleProcessIter:
     """num_workers=0: load each batch on demand in the main process."""
 
@@ -200,6 +215,11 @@ class _SingleProcessIter:
         return self
 
     def __next__(self):
+        if instrument.listeners["dataloader_next_begin"] or instrument.listeners["dataloader_next_end"]:
+            return _reported_next(self._loader, self._next_batch)
+        return self._next_batch()
+
+    def _next_batch(self):
         indices = next(self._indices)
         return self._loader._finish(self._fetcher.fetch(indices))
 
@@ -254,6 +274,11 @@ class _MultiWorkerIter:
         return len(self._loader)
 
     def __next__(self):
+        if instrument.listeners["dataloader_next_begin"] or instrument.listeners["dataloader_next_end"]:
+            return _reported_next(self._loader, self._next_batch)
+        return self._next_batch()
+
+    def _next_batch(self):
         while self._next < self._sent:
             payload = self._wait_for(self._next)
             worker = self._owner.pop(self._next)

@@ -53,10 +53,10 @@ def tune_num_workers(loader, tuning_steps: int = 500, candidates=None) -> int:
         if best_cost is None or cost < best_cost * 0.75:
             best, best_cost = workers, cost
     if instrument.subscribers:
-        instrument.emit({"kind": "autotune", "op": "DataLoader", "key": "num_workers", "dtype": None,
-                         "shape_class": None, "shapes": [], "candidates": records, "winner": f"num_workers={best}",
-                         "default": f"num_workers={loader.num_workers}", "source": "tuned",
-                         "step": autotune.dataloader_tuning()[2]})
+        instrument.emit(instrument.AutotuneEvent(
+            op="DataLoader", key="num_workers", dtype=None, shape_class=None, shapes=[], candidates=records,
+            winner=f"num_workers={best}", default=f"num_workers={loader.num_workers}", source="tuned",
+            step=autotune.dataloader_tuning()[2]))
     return best
 
 

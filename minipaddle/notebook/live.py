@@ -91,10 +91,10 @@ class LiveTrace:
         return False
 
     # ---- updates --------------------------------------------------------------------------
-    def _on_event(self, event: dict) -> None:
+    def _on_event(self, event: instrument.Event) -> None:
         if self._busy:
             return
-        if event.get("kind") == "nan_inf" and event.get("first"):
+        if event.kind == "nan_inf" and event.first:
             # show the first NaN/Inf now-ish: at the next event (the op event that found it, which reaches us
             # after the recorder has finished with it), not here, while the recorder is mid-way through it
             self._urgent = True

@@ -19,6 +19,7 @@ Accumulators are named as Paddle names them (`linear_0.w_0_moment1_0`), so `stat
 from __future__ import annotations
 
 import re
+import time
 import warnings
 
 import numpy as np
@@ -219,7 +220,22 @@ class Optimizer:
 
     # ---- one step ------------------------------------------------------------------------
     def step(self) -> None:
-        """Update every parameter that has a gradient, once (recording no graph, as under no_grad)."""
+        """Update every parameter that has a gradient, once (recording no graph, as under no_grad).
+
+        Reported on the bus as OptimizerStepBegin / OptimizerStepEnd when someone listens (the profiler's
+        Optimization phase)."""
+        listeners = instrument.listeners
+        if not (listeners["optimizer_step_begin"] or listeners["optimizer_step_end"]):
+            self._apply_all()
+            return
+        start = time.perf_counter_ns()
+        instrument.emit(instrument.OptimizerStepBegin(self, start))
+        try:
+            self._apply_all()
+        finally:
+            instrument.emit(instrument.OptimizerStepEnd(self, start, time.perf_counter_ns()))
+
+    def _apply_all(self) -> None:
         if self._parameter_list is None:
             raise precondition_not_met("step", f"this {type(self).__name__} was made in static mode without "
                                                "parameters=, so it only updates a Program (via minimize(loss)).",
@@ -249,7 +265,7 @@ class Optimizer:
         decay = group["_regularizer"]
         states = self._accumulators
         update = self._update
-        emit = instrument.update_subscribers
+        emit = instrument.listeners["optimizer_update"]
         for p, g in zip(params, grads):
             if g.shape != p._data.shape:
                 raise invalid_argument(type(self).__name__, f"parameter '{p.name}' has shape {list(p._data.shape)} "
@@ -305,9 +321,8 @@ class Optimizer:
             grad_sq = _square_sum(g.reshape(-1))
             delta = np.subtract(data.reshape(-1), values, out=values)
             update_sq = _square_sum(delta)
-        instrument.emit({"kind": "optimizer_update", "optimizer": type(self).__name__, "param": p.name,
-                         "tensor": p, "lr": float(lr), "grad_norm": float(np.sqrt(grad_sq)),
-                         "update_norm": float(np.sqrt(update_sq))})
+        instrument.emit(instrument.OptimizerUpdate(type(self).__name__, p.name, float(lr), float(np.sqrt(grad_sq)),
+                                                   float(np.sqrt(update_sq)), tensor=p))
 
     # ---- accumulators and their state dict -------------------------------------------------
     def _kind_name(self, kind: str) -> str:

@@ -27,6 +27,8 @@ from ..framework.autograd.node import AccumulateGrad
 from ..framework.autotune import TunedKernel
 from . import record_event
 
+# What the collector hears (optimizer steps and batch loads come through loop_phases.py).
+KINDS = ("op", "backward_begin", "backward_step", "backward_end")
 # Positions in an op record.
 NAME, KERNEL, START, END, PHASE, LAYER, NODE, EXTRA = range(8)
 # The window keeps at most this many records of each kind (ops, grad nodes, memory samples, spans):
@@ -72,7 +74,7 @@ class Collector:
     # ---- subscribing ----------------------------------------------------------------------
     def start(self) -> None:
         self.t0 = time.perf_counter_ns()
-        self._unsubscribe = instrument.subscribe(self.on_event, updates=False)
+        self._unsubscribe = instrument.subscribe(self.on_event, kinds=KINDS)
         self._numba = _CompileListener.install(self)
         record_event.active = self
 
@@ -94,8 +96,8 @@ class Collector:
         return self._unsubscribe is not None
 
     # ---- events ---------------------------------------------------------------------------
-    def on_event(self, e: dict) -> None:
-        kind = e["kind"]
+    def on_event(self, e: instrument.Event) -> None:
+        kind = e.kind
         try:
             if kind == "op":
                 self._on_op(e)
@@ -114,8 +116,8 @@ class Collector:
             if len(self.errors) < 20:
                 self.errors.append(f"{kind}: {type(exc).__name__}: {exc}")
 
-    def _on_op(self, e: dict) -> None:
-        opdef, fn = e["opdef"], e["kernel"]
+    def _on_op(self, e: instrument.OpEvent) -> None:
+        opdef, fn = e.opdef, e.kernel
         kernel = self._kernel_names.get((opdef.name, fn))
         if kernel is None:
             kernel = self._kernel_names[(opdef.name, fn)] = kernel_name(opdef, fn)
@@ -125,16 +127,16 @@ class Collector:
         if self.record_shapes or self.with_flops or self.profile_memory:
             extra = self._extra(e)
         if self._depth:
-            self._inner.append([e["op"], kernel, e["start_ns"], e["end_ns"], "backward", e["layer"], None, extra])
+            self._inner.append([e.op, kernel, e.start_ns, e.end_ns, "backward", e.layer, None, extra])
             return
         self._node_count += 1
         nid = f"n{self._node_count}"
         phase = self._phases[-1] if self._phases else "forward"
-        node = e["grad_node"]
+        node = e.grad_node
         if node is not None:
             self._links[id(node)] = (weakref.ref(node), nid, len(self.ops))
         if self._room("ops", self.ops):
-            self.ops.append([e["op"], kernel, e["start_ns"], e["end_ns"], phase, e["layer"], nid, extra])
+            self.ops.append([e.op, kernel, e.start_ns, e.end_ns, phase, e.layer, nid, extra])
 
     def _room(self, kind: str, records: list) -> bool:
         """Whether `records` may grow; counts the record as dropped when it may not."""
@@ -149,8 +151,8 @@ class Collector:
                 "not kept, so the tables and the timeline leave their time out (profile fewer steps with "
                 "make_scheduler, or raise Collector.max_records)" for kind, n in sorted(self.dropped.items())]
 
-    def _on_backward_step(self, e: dict) -> None:
-        node = e["node"]
+    def _on_backward_step(self, e: instrument.BackwardStep) -> None:
+        node = e.node
         inner, self._inner = self._inner, []
         if type(node) is AccumulateGrad:
             name = "accumulate_grad"
@@ -161,18 +163,18 @@ class Collector:
         if link is not None and link[0]() is node:
             forward_nid, forward_index = link[1], link[2]
         if self._room("backward", self.backward):
-            self.backward.append([name, e["start_ns"], e["end_ns"], forward_nid, inner, forward_index])
+            self.backward.append([name, e.start_ns, e.end_ns, forward_nid, inner, forward_index])
 
-    def _extra(self, e: dict) -> dict:
+    def _extra(self, e: instrument.OpEvent) -> dict:
         extra: dict = {}
         if self.record_shapes:
-            extra["shapes"] = [list(t._data.shape) for t in e["inputs"]]
+            extra["shapes"] = [list(t._data.shape) for t in e.inputs]
         if self.with_flops:
-            flops = op_flops(e["op"], e["inputs"], e["outputs"], e["attrs"])
+            flops = op_flops(e.op, e.inputs, e.outputs, e.attrs)
             if flops is not None:
                 extra["flops"] = flops
         if self.profile_memory:
-            extra["bytes"] = self._allocated(e["inputs"], e["outputs"], e["end_ns"])
+            extra["bytes"] = self._allocated(e.inputs, e.outputs, e.end_ns)
         return extra
 
     # ---- memory ---------------------------------------------------------------------------
@@ -205,7 +207,7 @@ class Collector:
         if self._room("memory", self.memory):
             self.memory.append((time.perf_counter_ns(), self.live_bytes))
 
-    # ---- spans from hooks.py and RecordEvent ------------------------------------------------
+    # ---- spans from loop_phases.py and RecordEvent ------------------------------------------
     def enter_phase(self, phase: str) -> None:
         self._phases.append(phase)
 

@@ -1,77 +1,59 @@
-"""Phase spans the event bus does not report: Optimizer.step and DataLoader batches.
+"""The training loop's phases: optimizer steps and batch loads, heard on the event bus.
 
-The bus tells the profiler about ops and backward passes, but not when an optimizer step or a
-batch load starts and ends. While a Profiler is started, `install()` wraps `Optimizer.step` and the
-DataLoader iterators' `__next__` (class attributes, restored by `uninstall()`), so their time becomes
-the Optimization and Dataloader phases, and a batch's load time becomes the step's reader_cost.
-Wrapping is reference-counted; with no profiler started the original methods are back in place.
-(An "optimizer_step" / "dataloader_next" event on the bus would make this module unnecessary.)
+While a Profiler is started, `install()` subscribes to the bus's loop kinds (OptimizerStepBegin/End,
+DataLoaderNextBegin/End): an optimizer step becomes the Optimization phase and a batch load the
+Dataloader phase of the recording window, and a batch's load time adds to the step's reader_cost
+(also in timer_only mode, where no window records ops). These kinds alone leave the bus's
+`subscribers` empty, so ops keep their fast path while only steps are timed.
+Installing is reference-counted; with no profiler started nothing listens.
 """
 from __future__ import annotations
 
-import functools
-import time
-
+from ..framework import instrument
 from . import record_event
 
 # Time spent loading batches since the Profiler last read it (reader_cost, also in timer_only mode).
 reader_ns = 0
 _installed = 0
-_originals: list = []   # (class, attribute, original function)
+_unsubscribe = None
+_PHASES = {"optimizer_step_begin": "optimization", "optimizer_step_end": "optimization",
+           "dataloader_next_begin": "dataloader", "dataloader_next_end": "dataloader"}
 
 
-def _targets() -> list:
-    from ..io.dataloader import _MultiWorkerIter, _SingleProcessIter
-    from ..optimizer.optimizer import Optimizer
-    return [(Optimizer, "step", "optimization"), (_SingleProcessIter, "__next__", "dataloader"),
-            (_MultiWorkerIter, "__next__", "dataloader")]
-
-
-def _wrap(fn, phase: str, label: str):
-    @functools.wraps(fn)
-    def timed(self, *args, **kwargs):
-        global reader_ns
-        collector = record_event.active
+def on_event(e: instrument.Event) -> None:
+    """Open the phase at a begin event; at an end event close it, as a span named for what ran."""
+    global reader_ns
+    collector = record_event.active
+    phase = _PHASES[e.kind]
+    if e.kind.endswith("_begin"):
         if collector is not None:
             collector.enter_phase(phase)
-        start = time.perf_counter_ns()
-        try:
-            result = fn(self, *args, **kwargs)
-        except StopIteration:  # the end of an epoch is no batch
-            if collector is not None:
-                collector.leave_phase(phase, None, start, start)
-            raise
-        end = time.perf_counter_ns()
-        if phase == "dataloader":
-            reader_ns += end - start
-        if collector is not None:
-            name = f"{type(self).__name__}.step" if phase == "optimization" else label
-            collector.leave_phase(phase, name, start, end)
-        return result
-    timed.__wrapped_by_profiler__ = True
-    return timed
+        return
+    if phase == "dataloader" and not e.exhausted:
+        reader_ns += e.end_ns - e.start_ns
+    if collector is not None:
+        if phase == "optimization":
+            name = f"{type(e.optimizer).__name__}.step"
+        else:
+            name = None if e.exhausted else "Dataloader"  # the end of an epoch is no batch
+        collector.leave_phase(phase, name, e.start_ns, e.end_ns)
 
 
 def install() -> None:
-    global _installed
+    global _installed, _unsubscribe
     _installed += 1
-    if _installed > 1:
-        return
-    for cls, attr, phase in _targets():
-        fn = cls.__dict__[attr]
-        _originals.append((cls, attr, fn))
-        setattr(cls, attr, _wrap(fn, phase, "Dataloader"))
+    if _installed == 1:
+        _unsubscribe = instrument.subscribe(on_event, kinds=tuple(_PHASES))
 
 
 def uninstall() -> None:
-    global _installed
+    global _installed, _unsubscribe
     if _installed == 0:
         return
     _installed -= 1
     if _installed == 0:
-        while _originals:
-            cls, attr, fn = _originals.pop()
-            setattr(cls, attr, fn)
+        _unsubscribe()
+        _unsubscribe = None
 
 
 def take_reader_ns() -> int:

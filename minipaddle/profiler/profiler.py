@@ -22,14 +22,14 @@ from enum import Enum
 from typing import Callable, Iterable
 
 from ..framework.errors import invalid_argument, precondition_not_met
-from . import hooks
+from . import loop_phases
 from .collector import Collector
 from .scheduler import RECORDING, ProfilerState, always_record, scheduler_from_range
 from .summary import SortedKeys, build_tables, tables_html, tables_text
 
 __all__ = ["Profiler", "ProfilerTarget", "ProfileResult"]
 
-_running: list = []  # the started Profiler (one at a time: they would share the hooks and the bus)
+_running: list = []  # the started Profiler (one at a time: they would share the loop phases and the bus)
 
 
 class ProfilerTarget(Enum):
@@ -162,8 +162,8 @@ class Profiler:
                                        hint="stop it first (profilers do not nest).")
         _running.append(self)
         self._started = True
-        hooks.install()
-        hooks.take_reader_ns()
+        loop_phases.install()
+        loop_phases.take_reader_ns()
         if not self.timer_only and self.current_state in RECORDING:
             self._open()
         self._step_start = time.perf_counter_ns()
@@ -174,7 +174,7 @@ class Profiler:
         if not self._started:
             raise precondition_not_met("Profiler.step", "the profiler is not started.", hint="call prof.start() first.")
         now = time.perf_counter_ns()
-        self.timings.append((hooks.take_reader_ns(), now - self._step_start, num_samples))
+        self.timings.append((loop_phases.take_reader_ns(), now - self._step_start, num_samples))
         if self._collector is not None:
             self._collector.steps.append((self.step_num, self._step_start, now, num_samples))
         prev = self.current_state
@@ -200,7 +200,7 @@ class Profiler:
                 self._close()
         finally:
             self._started = False
-            hooks.uninstall()
+            loop_phases.uninstall()
             _running.remove(self)
 
     def __enter__(self) -> "Profiler":

@@ -307,9 +307,9 @@ class TraceBuilder:
         return tid, self._current_state(tid, t, held, step)
 
     # ---- events -----------------------------------------------------------------------
-    def on_event(self, event: dict) -> None:
+    def on_event(self, event: instrument.Event) -> None:
         """Handle one instrument event; a failure is noted in the document, never raised."""
-        kind = event.get("kind")
+        kind = event.kind
         self.event_counts[kind] = self.event_counts.get(kind, 0) + 1
         handler = _HANDLERS.get(kind)
         if handler is None:
@@ -322,20 +322,20 @@ class TraceBuilder:
         self._version += 1
 
     def _on_op(self, e: dict) -> None:
-        start, end = e["start_ns"], e["end_ns"]
+        start, end = e.start_ns, e.end_ns
         kernel = self._describe_kernel(e)
         phase = "backward" if self._backward_depth else "forward"
-        timing = self.timings.setdefault((e["op"], phase, kernel["name"]), [0, 0, 0])
+        timing = self.timings.setdefault((e.op, phase, kernel["name"]), [0, 0, 0])
         timing[0] += 1
         timing[1] += end - start
         timing[2] = max(timing[2], end - start)
         if self._pylayer_ops:  # inside a PyLayer's forward: listed on the PyLayer's node
-            self._pylayer_ops[-1].append(e["op"])
+            self._pylayer_ops[-1].append(e.op)
             return
-        if e.get("pylayer") is not None:
-            kernel = dict(kernel, name=f"{e['pylayer'].__qualname__}.forward")
+        if e.pylayer is not None:
+            kernel = dict(kernel, name=f"{e.pylayer.__qualname__}.forward")
         if phase == "backward":  # part of a backward rule: listed on its backward step
-            inner = {"op": e["op"], "kernel": kernel["name"], "duration_ns": end - start}
+            inner = {"op": e.op, "kernel": kernel["name"], "duration_ns": end - start}
             if kernel["tuning"] is not None:  # a tuned grad kernel (conv2d_grad_filter, a transposed matmul)
                 inner["tuning"] = kernel["tuning"]
             self._inner_ops.append(inner)
@@ -343,22 +343,22 @@ class TraceBuilder:
         step = self.next_step
         if self._iteration_done:  # the forward pass of the next training iteration begins
             self._start_iteration(step)
-        layer = e.get("layer")
+        layer = e.layer
         if layer is not None and layer not in self.layer_kinds:
             stack = modes.layer_stack  # this thread's running layers
             self.layer_kinds[layer] = type(stack[-1][0]).__name__ if stack else None
         held: list = []
         nid = self._new_id("n")
         inputs, input_states = [], []
-        for t in e["inputs"]:
+        for t in e.inputs:
             tid, sid = self._input(t, held, step)
             inputs.append(tid)
             input_states.append(sid)
         if self._nan_pending:  # e.g. a data batch holding NaN
-            self._flush_nan(step, None, None, e.get("layer"), "input")
+            self._flush_nan(step, None, None, e.layer, "input")
         outputs, output_states = [], []
         tensor_ids = self._tensor_ids
-        for o in e["outputs"]:
+        for o in e.outputs:
             tid = f"t{self._next_t()}"
             tensor_ids[id(o)] = (weakref.ref(o), tid)  # (see _remember; swept below)
             record = self._new_tensor(tid, o, "activation", held, nid)
@@ -367,18 +367,18 @@ class TraceBuilder:
         if len(tensor_ids) > self._sweep_at:
             self._sweep(tensor_ids)
         gid = None
-        if e.get("grad_node") is not None:
-            gid = self._grad_node(e["grad_node"], held, forward_node=nid, inputs=inputs, outputs=outputs)
-        attrs = _attrs_json(e.get("attrs"))
-        if e.get("pylayer") is not None:
-            attrs = self._pylayer_attrs(e["pylayer"])
-        self.objects[nid] = {"id": nid, "op": e["op"], "layer": e.get("layer"), "inputs": inputs,
+        if e.grad_node is not None:
+            gid = self._grad_node(e.grad_node, held, forward_node=nid, inputs=inputs, outputs=outputs)
+        attrs = _attrs_json(e.attrs)
+        if e.pylayer is not None:
+            attrs = self._pylayer_attrs(e.pylayer)
+        self.objects[nid] = {"id": nid, "op": e.op, "layer": e.layer, "inputs": inputs,
                              "input_states": input_states, "outputs": outputs, "output_states": output_states,
                              "attrs": attrs, "kernel": kernel, "start_ns": start - self.t0_ns,
                              "end_ns": end - self.t0_ns, "grad_node": gid, "nan_inf": None,
                              "first_nan_inf": False, "step": step}
-        if e["op"] in SATURATION_OPS and e["outputs"]:  # the health view's saturated / dead fraction
-            self.objects[nid]["saturation"] = saturation(e["op"], e["outputs"][0]._data)
+        if e.op in SATURATION_OPS and e.outputs:  # the health view's saturated / dead fraction
+            self.objects[nid]["saturation"] = saturation(e.op, e.outputs[0]._data)
         held.append(nid)
         if self._nan_pending:  # (only outputs can be pending here: the inputs' were flushed above)
             self._nan_pending.clear()  # _check_nan_inf knows more about outputs
@@ -442,7 +442,7 @@ class TraceBuilder:
             self._inner_ops = []
             self._end_iteration()
             current = self.iterations[-1]
-            outputs = e.get("outputs") or ()
+            outputs = e.outputs or ()
             if current[2] is None and outputs and hasattr(outputs[0], "_data"):
                 current[2] = _loss_value(outputs[0]._data)
         self._backward_depth += 1
@@ -467,19 +467,19 @@ class TraceBuilder:
             return
         step = self.next_step
         held: list = []
-        node = e["node"]
+        node = e.node
         gid = self._grad_node(node, held)
         record = self.objects[gid]
-        grads_in = self._grad_states(e["grads_in"], record["forward_outputs"], held, step)
-        grads_out = self._grad_states(e["grads_out"], record["forward_inputs"], held, step)
-        leaf = e.get("tensor")
+        grads_in = self._grad_states(e.grads_in, record["forward_outputs"], held, step)
+        grads_out = self._grad_states(e.grads_out, record["forward_inputs"], held, step)
+        leaf = e.tensor
         if leaf is not None and leaf._grad is not None:  # AccumulateGrad: .grad changed in place
             tid = self._tensor(leaf, "leaf", held)
             grad_tid = self._tensor(leaf._grad, "gradient", held)
             self.objects[tid]["grad"] = grad_tid
             self.objects[grad_tid]["grad_of"] = tid
             like = None
-            incoming = e["grads_in"][0] if len(e["grads_in"]) == 1 else None
+            incoming = e.grads_in[0] if len(e.grads_in) == 1 else None
             if incoming is not None and grads_in[0] is not None:  # .grad was empty or zero: it equals this
                 like = (incoming._data, self.state_data[grads_in[0]][0])
             grads_out = [self._state(grad_tid, leaf._grad, held, step, like)]
@@ -489,7 +489,7 @@ class TraceBuilder:
         self._push({"index": step, "kind": "backward_step", "phase": "backward", "node": gid,
                     "pass": self._backward_pass, "grads_in": grads_in, "grads_out": grads_out,
                     "ops": ops[:MAX_INNER_OPS], "ops_count": len(ops), "states": states,
-                    "start_ns": e["start_ns"] - self.t0_ns, "end_ns": e["end_ns"] - self.t0_ns}, held)
+                    "start_ns": e.start_ns - self.t0_ns, "end_ns": e.end_ns - self.t0_ns}, held)
 
     def _grad_states(self, grads: list, of: list, held: list, step: int) -> list:
         """The states of gradients (None stays None), new or current; grads[i] is the gradient of the
@@ -523,19 +523,19 @@ class TraceBuilder:
     def _on_hook(self, e: dict) -> None:
         step = self.next_step
         held: list = []
-        gid = self._grad_node(e["node"], held)
+        gid = self._grad_node(e.node, held)
         outs = self.objects[gid]["forward_outputs"]
-        index = e["index"]
+        index = e.index
         tensor = outs[index] if index < len(outs) else None
         if tensor in self.objects:
             held.append(tensor)
         else:
             tensor = None
-        grad = self._current_state(self._tensor(e["grad"], "gradient", held), e["grad"], held, step)
+        grad = self._current_state(self._tensor(e.grad, "gradient", held), e.grad, held, step)
         result = None
-        if e.get("result") is not None:
-            result = self._current_state(self._tensor(e["result"], "gradient", held), e["result"], held, step)
-        hook = e.get("hook")
+        if e.result is not None:
+            result = self._current_state(self._tensor(e.result, "gradient", held), e.result, held, step)
+        hook = e.hook
         name = getattr(hook, "__qualname__", None) or type(hook).__name__
         if self._nan_pending:
             self._flush_nan(step, gid, name, None, "backward")
@@ -546,7 +546,7 @@ class TraceBuilder:
     def _on_optimizer_update(self, e: dict) -> None:
         step = self.next_step
         held: list = []
-        param = e.get("tensor", e.get("param"))
+        param = e.param if e.tensor is None else e.tensor
         tid = name = None
         states: list = []
         if isinstance(param, str):  # a name: the parameter itself, if the recording has met it
@@ -559,13 +559,13 @@ class TraceBuilder:
             states.append(self._state(tid, param, held, step))  # the value after the update
         self._end_iteration()
         uid = self._new_id("u")
-        self.objects[uid] = {"id": uid, "step": step, "optimizer": str(e.get("optimizer")), "param": tid,
-                             "param_name": name, "lr": _number(e.get("lr")), "grad_norm": _number(e.get("grad_norm")),
-                             "update_norm": _number(e.get("update_norm")),
+        self.objects[uid] = {"id": uid, "step": step, "optimizer": str(e.optimizer), "param": tid,
+                             "param_name": name, "lr": _number(e.lr), "grad_norm": _number(e.grad_norm),
+                             "update_norm": _number(e.update_norm),
                              "structured_name": None if tid is None else self.objects[tid].get("structured_name")}
         held.append(uid)
         if self._nan_pending:  # a parameter gone NaN
-            self._flush_nan(step, None, str(e.get("optimizer")), None, "update")
+            self._flush_nan(step, None, str(e.optimizer), None, "update")
         self._push({"index": step, "kind": "optimizer_update", "phase": "optimizer", "update": uid,
                     "states": states}, held)
 
@@ -579,7 +579,7 @@ class TraceBuilder:
         node = self.objects[nid]
         node["nan_inf"] = "propagated" if inputs_bad else "produced"
         for i in bad:
-            if self._flag_nan(output_states[i], e["outputs"][i], step, nid, e["op"], e.get("layer"), node["nan_inf"]):
+            if self._flag_nan(output_states[i], e.outputs[i], step, nid, e.op, e.layer, node["nan_inf"]):
                 node["first_nan_inf"] = True
 
     def _flush_nan(self, step: int, node_id: str | None, op: str | None, layer: str | None, origin: str) -> None:
@@ -600,24 +600,22 @@ class TraceBuilder:
         self.nan_inf["count"] += 1
         if len(self.nan_inf["occurrences"]) < MAX_NAN_EVENTS:
             self.nan_inf["occurrences"].append(entry)
-        from ..framework import instrument  # tell other subscribers (a live view, a profiler)
-        instrument.emit({"kind": "nan_inf", "tensor": t, "op": op, "layer": layer, "origin": origin,
-                         "nan_count": summary.nan_count, "inf_count": summary.inf_count, "first": first,
-                         "recorder": self})
+        # tell other subscribers (a live view, a profiler)
+        instrument.emit(instrument.NanInf(t, origin, op, layer, summary.nan_count, summary.inf_count, first, self))
         return first
 
     # ---- autotune -----------------------------------------------------------------------
     def _on_autotune(self, e: dict) -> None:
         """Keep a tuner's decision (emitted inside the op call, before its "op" event)."""
-        key = str(e.get("key"))
+        key = str(e.key)
         if key not in self.autotune and len(self.autotune) >= MAX_AUTOTUNE:
             self.autotune_dropped += 1
             return
         self.autotune[key] = {
-            "op": str(e.get("op")), "key": key, "dtype": e.get("dtype"), "shape_class": e.get("shape_class"),
-            "shapes": [list(map(int, s)) for s in e.get("shapes") or ()],
-            "candidates": _candidates_json(e.get("candidates")), "winner": str(e.get("winner")),
-            "default": e.get("default"), "source": e.get("source"), "step": e.get("step")}
+            "op": str(e.op), "key": key, "dtype": e.dtype, "shape_class": e.shape_class,
+            "shapes": [list(map(int, s)) for s in e.shapes or ()],
+            "candidates": _candidates_json(e.candidates), "winner": str(e.winner),
+            "default": e.default, "source": e.source, "step": e.step}
         self._tuning = {k: v for k, v in self._tuning.items() if k[0] != key}  # a newer decision for the class
 
     def _tuning_of(self, op, fn, inputs: tuple, attrs: dict | None, dtype) -> dict | None:
@@ -649,11 +647,11 @@ class TraceBuilder:
     def _describe_kernel(self, e: dict) -> dict:
         """Which registered kernel `fn` is, and why it was chosen: the only one, the highest
         priority, or preferred (set by the autotuner or set_preferred_kernel)."""
-        op, fn = e["opdef"], e["kernel"]
-        inputs = e["inputs"]
+        op, fn = e.opdef, e.kernel
+        inputs = e.inputs
         dtype = inputs[op.kernel_input]._data.dtype if len(inputs) > op.kernel_input else None
         if hasattr(fn, "default_name"):  # an autotune.TunedKernel: it knows which candidate just ran
-            tuning = self._tuning_of(op, fn, inputs, e.get("attrs"), dtype) if dtype is not None else None
+            tuning = self._tuning_of(op, fn, inputs, e.attrs, dtype) if dtype is not None else None
             return {"name": fn.last, "backend": "cpu", "dtype": str(dtype),
                     "reason": "preferred" if tuning is not None else "priority",
                     "candidates": [name for name, _ in fn.candidates], "tuning": tuning}

@@ -28,12 +28,15 @@ import sys
 import time
 import weakref
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..framework.errors import invalid_argument
 from .summary import jsonable, summarize, summary_to_json, values_to_json
+
+if TYPE_CHECKING:
+    from ..framework.instrument import Event
 
 ROLES = ("main", "startup", "pass", "inference", "dy2static")
 MAX_RUNS = 20           # Executor runs kept in one recording (the newest: older ones are dropped first when
@@ -316,16 +319,16 @@ class ProgramRecording:
         builder.bytes_used += OP_BYTES * program.num_ops() * (len(self.collector.programs) - before)
         return pid
 
-    def run_begin(self, builder, e: dict) -> None:
-        pid = self.program_id(builder, e["program"])
+    def run_begin(self, builder, e: Event) -> None:
+        pid = self.program_id(builder, e.program)
         run = {"program": pid, "run": self.run_counts.get(pid, 0),
-               "feed": {str(k): tensor_summary(builder, v) for k, v in e["feed"].items()},
+               "feed": {str(k): tensor_summary(builder, v) for k, v in e.feed.items()},
                "steps": [], "steps_dropped": 0, "fetch": {}, "_starts": []}
         self.run_counts[pid] = run["run"] + 1
         run["_bytes"] = (builder.bytes_used, builder.values_bytes)
         self.active.append(run)
 
-    def op(self, builder, e: dict) -> None:
+    def op(self, builder, e: Event) -> None:
         if not self.active:
             return
         run = self.active[-1]
@@ -334,10 +337,10 @@ class ProgramRecording:
         if len(run["steps"]) >= MAX_RUN_STEPS or builder.bytes_used >= builder.hold_bytes:
             run["steps_dropped"] += 1
             return
-        op, start = e["op"], e["start_ns"]
-        step = {"step": 0, "block": int(e["block"]), "op": int(e["index"]), "type": op.type,
-                "time_ns": int(e["end_ns"] - start),
-                "outputs": {str(k): tensor_summary(builder, v) for k, v in e["outputs"].items()}}
+        op, start = e.op, e.start_ns
+        step = {"step": 0, "block": int(e.block), "op": int(e.index), "type": op.type,
+                "time_ns": int(e.end_ns - start),
+                "outputs": {str(k): tensor_summary(builder, v) for k, v in e.outputs.items()}}
         builder.bytes_used += STEP_BYTES
         # a control-flow op reports after its sub-blocks' ops: put it before them (execution = start order)
         starts, steps = run["_starts"], run["steps"]
@@ -347,11 +350,11 @@ class ProgramRecording:
         steps.insert(at, step)
         starts.insert(at, start)
 
-    def run_end(self, builder, e: dict) -> None:
+    def run_end(self, builder, e: Event) -> None:
         if not self.active:
             return
         run = self.active.pop()
-        run["fetch"] = {str(k): tensor_summary(builder, v) for k, v in e.get("fetch", {}).items()}
+        run["fetch"] = {str(k): tensor_summary(builder, v) for k, v in e.fetch.items()}
         del run["_starts"]
         bytes0, values0 = run.pop("_bytes")
         for i, step in enumerate(run["steps"]):
@@ -375,11 +378,11 @@ class ProgramRecording:
             bytes0, values0 = run["_bytes"]
             run["_bytes"] = (bytes0 - nbytes, values0 - nvalues)
 
-    def pass_applied(self, builder, e: dict) -> None:
+    def pass_applied(self, builder, e: Event) -> None:
         before = len(self.collector.programs)
-        self.collector.add_pass(e["pass"], e["report"], e["before"], e["after"])
+        self.collector.add_pass(e.pass_name, e.report, e.before, e.after)
         added = len(self.collector.programs) - before
-        builder.bytes_used += OP_BYTES * e["after"].num_ops() * added
+        builder.bytes_used += OP_BYTES * e.after.num_ops() * added
 
     def sections(self) -> dict:
         runs = [dict(r) for r in self.runs]
@@ -411,28 +414,28 @@ def recording_of(builder) -> ProgramRecording:
     return rec
 
 
-def _on_run_begin(builder, e: dict) -> None:
+def _on_run_begin(builder, e: Event) -> None:
     recording_of(builder).run_begin(builder, e)
 
 
-def _on_executor_op(builder, e: dict) -> None:
+def _on_executor_op(builder, e: Event) -> None:
     recording_of(builder).op(builder, e)
 
 
-def _on_run_end(builder, e: dict) -> None:
+def _on_run_end(builder, e: Event) -> None:
     recording_of(builder).run_end(builder, e)
 
 
-def _on_program_built(builder, e: dict) -> None:
+def _on_program_built(builder, e: Event) -> None:
     rec = recording_of(builder)
-    program = e["program"]
+    program = e.program
     before = len(rec.collector.programs)
-    role = e.get("role") or _role_of(program)
-    rec.collector.add(program, e.get("name") or role, role, e.get("origin"))
+    role = e.role or _role_of(program)
+    rec.collector.add(program, e.name or role, role, e.origin)
     builder.bytes_used += OP_BYTES * program.num_ops() * (len(rec.collector.programs) - before)
 
 
-def _on_pass_applied(builder, e: dict) -> None:
+def _on_pass_applied(builder, e: Event) -> None:
     recording_of(builder).pass_applied(builder, e)
 
 
@@ -508,7 +511,7 @@ def _outside_static_runs(on_op):
     if getattr(on_op, "_skips_static_runs", False):
         return on_op
 
-    def handler(builder, e: dict) -> None:
+    def handler(builder, e: Event) -> None:
         rec = builder.__dict__.get("_program_recording")
         if rec is not None and rec.active:
             return

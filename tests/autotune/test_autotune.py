@@ -62,7 +62,7 @@ def fresh(tmp_path):
 @pytest.fixture
 def events():
     got = []
-    unsubscribe = instrument.subscribe(lambda e: got.append(e) if e["kind"] == "autotune" else None)
+    unsubscribe = instrument.subscribe(got.append, kinds=("autotune",))
     yield got
     unsubscribe()
 
@@ -80,8 +80,8 @@ def test_tuning_picks_the_faster_candidate_and_runs_it_afterwards(fresh, events)
     _enable(fresh)
     out = probe(_x())
     np.testing.assert_array_equal(out.numpy(), np.arange(16) + 1)
-    assert [e["winner"] for e in events] == ["fast"]
-    times = {c["name"]: c["time_ns"] for c in events[0]["candidates"]}
+    assert [e.winner for e in events] == ["fast"]
+    times = {c["name"]: c["time_ns"] for c in events[0].candidates}
     assert times["fast"] < times["slow"]
     tuned = OPS[PROBE]._chosen[KernelKey("cpu", np.dtype("float32"))]
     assert isinstance(tuned, autotune.TunedKernel)
@@ -96,11 +96,11 @@ def test_event_fields(fresh, events):
     _enable(fresh)
     probe(_x(16))
     e = events[0]
-    assert e["op"] == PROBE and e["dtype"] == "float32" and e["shape_class"] == "16"
-    assert e["key"] == f"{PROBE}|float32|16|{{}}" and e["shapes"] == [[16]]
-    assert e["default"] == "slow" and e["source"] == "tuned" and e["step"] == 0
-    assert {c["name"] for c in e["candidates"]} == {"slow", "fast"}
-    assert all(isinstance(c["time_ns"], int) and c["time_ns"] > 0 for c in e["candidates"])
+    assert e.op == PROBE and e.dtype == "float32" and e.shape_class == "16"
+    assert e.key == f"{PROBE}|float32|16|{{}}" and e.shapes == [[16]]
+    assert e.default == "slow" and e.source == "tuned" and e.step == 0
+    assert {c["name"] for c in e.candidates} == {"slow", "fast"}
+    assert all(isinstance(c["time_ns"], int) and c["time_ns"] > 0 for c in e.candidates)
 
 
 def test_shape_classes_bucket_dims_by_powers_of_two(fresh, events):
@@ -110,7 +110,7 @@ def test_shape_classes_bucket_dims_by_powers_of_two(fresh, events):
     probe(_x(100))
     probe(_x(127))   # same class as 100: 64 <= n < 128
     probe(_x(128))   # a new class
-    assert [e["shape_class"] for e in events] == ["64", "128"]
+    assert [e.shape_class for e in events] == ["64", "128"]
 
 
 def test_hits_and_misses_are_counted_like_algorithms_cache(fresh):
@@ -129,7 +129,7 @@ def test_no_tuning_before_the_range_starts_then_steps_open_it(fresh, events):
     assert events == [] and autotune.status()["misses"] == 1  # step 0: the default kernel, untuned
     assert autotune.step() == 1
     probe(_x())
-    assert [e["winner"] for e in events] == ["fast"]
+    assert [e.winner for e in events] == ["fast"]
 
 
 def test_backward_ends_a_step_and_counting_stops_after_the_range(fresh):
@@ -156,9 +156,9 @@ def test_a_candidate_with_a_different_result_is_never_chosen(fresh, events):
         _enable(fresh)
         out = probe(_x())
         np.testing.assert_array_equal(out.numpy(), np.arange(16) + 1)
-        wrong = next(c for c in events[0]["candidates"] if c["name"] == "wrong")
+        wrong = next(c for c in events[0].candidates if c["name"] == "wrong")
         assert wrong["time_ns"] is None and "differs" in wrong["error"]
-        assert events[0]["winner"] == "fast"
+        assert events[0].winner == "fast"
     finally:
         OPS[PROBE].kernels[KernelKey("cpu", np.dtype("float32"))][:] = [
             k for k in OPS[PROBE].kernels[KernelKey("cpu", np.dtype("float32"))] if k.name != "wrong"]
@@ -191,8 +191,8 @@ def test_real_matmul_is_tuned_and_stays_correct(fresh, events):
     b = np.random.default_rng(1).standard_normal((48, 16)).astype(np.float32)
     out = paddle.matmul(paddle.to_tensor(a), paddle.to_tensor(b), transpose_y=False)
     np.testing.assert_allclose(out.numpy(), a @ b, rtol=1e-5, atol=1e-5)
-    (e,) = [e for e in events if e["op"] == "matmul"]
-    assert {c["name"] for c in e["candidates"]} == {"blas", "numba"} and e["shape_class"] == "32x32,32x16"
+    (e,) = [e for e in events if e.op == "matmul"]
+    assert {c["name"] for c in e.candidates} == {"blas", "numba"} and e.shape_class == "32x32,32x16"
 
 
 _CHILD = """
@@ -201,11 +201,11 @@ import numpy as np
 import minipaddle as paddle
 from minipaddle.framework import instrument
 got = []
-instrument.subscribe(lambda e: got.append(e) if e["kind"] == "autotune" else None)
+instrument.subscribe(got.append, kinds=("autotune",))
 paddle.incubate.autotune.set_config({"kernel": {"enable": True, "tuning_range": [0, 5], "cache_dir": sys.argv[1]}})
 x = paddle.to_tensor(np.ones((8, 8), np.float32))
 paddle.matmul(x, x)
-print(json.dumps([[e["source"], e["winner"], e["key"]] for e in got]))
+print(json.dumps([[e.source, e.winner, e.key] for e in got]))
 """
 
 
@@ -271,9 +271,9 @@ def test_dataloader_tuning_picks_num_workers_by_throughput(events):
     best = worker_tuning.tune_num_workers(loader, tuning_steps=6, candidates=[0, 4])
     assert best == 4
     (e,) = events
-    assert e["op"] == "DataLoader" and e["winner"] == "num_workers=4"
-    assert [c["name"] for c in e["candidates"]] == ["num_workers=0", "num_workers=4"]
-    costs = [c["time_ns"] for c in e["candidates"]]
+    assert e.op == "DataLoader" and e.winner == "num_workers=4"
+    assert [c["name"] for c in e.candidates] == ["num_workers=0", "num_workers=4"]
+    costs = [c["time_ns"] for c in e.candidates]
     assert costs[1] < 0.75 * costs[0]
     paddle.incubate.autotune.set_config({"dataloader": {"enable": True, "tuning_steps": 3}})
     assert worker_tuning.tuned_num_workers(loader) in (0, 1, 2, 4, 8, 16)
@@ -287,8 +287,8 @@ def test_a_trace_names_the_kernel_the_tuner_ran(fresh, events):
     with paddle.debug.record() as rec:
         paddle.matmul(a, b)
     (node,) = [n for n in rec.trace.nodes if n["op"] == "matmul"]
-    (decision,) = [e for e in events if e["op"] == "matmul"]
-    assert node["kernel"]["name"] == decision["winner"] and node["kernel"]["reason"] == "preferred"
+    (decision,) = [e for e in events if e.op == "matmul"]
+    assert node["kernel"]["name"] == decision.winner and node["kernel"]["reason"] == "preferred"
     assert set(node["kernel"]["candidates"]) == {"blas", "numba"}
 
 

@@ -230,7 +230,7 @@ def test_hard_label_cross_entropy_runs_one_op_forward_and_one_backward():
     x, y = ce_data(128, 10, "float32")
     xt = t(x, stop_gradient=False)
     ops: list[str] = []
-    unsubscribe = instrument.subscribe(lambda e: ops.append(e["op"]) if e["kind"] == "op" else None)
+    unsubscribe = instrument.subscribe(lambda e: ops.append(e.op), kinds=("op",))
     try:
         loss = F.cross_entropy(xt, t(y))
         forward = list(ops)

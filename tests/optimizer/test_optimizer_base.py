@@ -254,10 +254,9 @@ def test_optimizer_update_events_when_subscribed():
         optim.SGD(0.1, parameters=[w]).step()
     finally:
         unsubscribe()
-    updates = [e for e in events if e["kind"] == "optimizer_update"]
-    assert len(updates) == 1 and updates[0].pop("tensor") is w
-    assert updates == [{"kind": "optimizer_update", "optimizer": "SGD", "param": w.name, "lr": 0.1,
-                        "grad_norm": pytest.approx(5.0), "update_norm": pytest.approx(0.5)}]
+    assert [e.kind for e in events] == ["optimizer_step_begin", "optimizer_update", "optimizer_step_end"]
+    assert events[1] == instrument.OptimizerUpdate("SGD", w.name, 0.1, grad_norm=pytest.approx(5.0),
+                                                   update_norm=pytest.approx(0.5), tensor=w)
 
 
 def test_a_grad_of_the_wrong_shape_raises():

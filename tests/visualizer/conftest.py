@@ -43,9 +43,9 @@ def train_step(model, x, y, lr: float = 0.1):
         p._bump_version()
         p.clear_grad()
         if instrument.subscribers:
-            instrument.emit({"kind": "optimizer_update", "optimizer": "SGD", "param": p.name, "lr": lr,
-                             "grad_norm": float(np.linalg.norm(before - p.numpy()) / lr),
-                             "update_norm": float(np.linalg.norm(p.numpy() - before))})
+            instrument.emit(instrument.OptimizerUpdate("SGD", p.name, lr,
+                                                       grad_norm=float(np.linalg.norm(before - p.numpy()) / lr),
+                                                       update_norm=float(np.linalg.norm(p.numpy() - before))))
     return loss
 
 

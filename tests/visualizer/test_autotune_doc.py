@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import minipaddle as paddle
-from minipaddle.framework import autotune
+from minipaddle.framework import autotune, instrument
 from minipaddle.framework.errors import InvalidArgument
 from minipaddle.visualizer import builder as builder_mod
 from minipaddle.visualizer.builder import TraceBuilder
@@ -151,13 +151,13 @@ def test_lenet_conv_nodes_carry_their_tuning(tmp_path):
     assert any(d["op"].startswith("conv2d") and d["op"] != "conv2d" for d in rec.trace.to_dict()["autotune"])
 
 
-def _event(key: str, **over) -> dict:
-    e = {"kind": "autotune", "op": "probe", "key": key, "dtype": "float32", "shape_class": "4", "shapes": [[4]],
+def _event(key: str, **over) -> instrument.AutotuneEvent:
+    e = {"op": "probe", "key": key, "dtype": "float32", "shape_class": "4", "shapes": [[4]],
          "candidates": [{"name": "a", "time_ns": 1200}, {"name": "b", "time_ns": None,
                                                           "error": "result differs from the default's"}],
          "winner": "a", "default": "a", "source": "tuned", "step": 2}
     e.update(over)
-    return e
+    return instrument.AutotuneEvent(**e)
 
 
 def test_decisions_are_bounded_and_left_out_candidates_say_why(monkeypatch):
@@ -205,10 +205,11 @@ def test_html_shows_the_tuning_table_with_the_winner_marked(tmp_path):
 
 def test_a_dataloader_decision_is_kept_and_validates():
     b = TraceBuilder()
-    b.on_event({"kind": "autotune", "op": "DataLoader", "key": "num_workers", "dtype": None, "shape_class": None,
-                "shapes": None, "candidates": [{"name": "num_workers=0", "time_ns": 900_000, "error": None},
-                                               {"name": "num_workers=4", "time_ns": 300_000, "error": None}],
-                "winner": "num_workers=4", "default": "num_workers=0", "source": "tuned", "step": 0})
+    b.on_event(instrument.AutotuneEvent(
+        op="DataLoader", key="num_workers", dtype=None, shape_class=None, shapes=None,
+        candidates=[{"name": "num_workers=0", "time_ns": 900_000, "error": None},
+                    {"name": "num_workers=4", "time_ns": 300_000, "error": None}],
+        winner="num_workers=4", default="num_workers=0", source="tuned", step=0))
     trace = Trace(b.build())
     trace.validate()
     (d,) = trace.to_dict()["autotune"]

@@ -268,7 +268,7 @@ def test_the_optimizers_own_work_emits_no_op_events(data):
         opt.clear_grad()
     finally:
         unsubscribe()
-    assert {e["kind"] for e in events} == {"optimizer_update"}
+    assert {e.kind for e in events} == {"optimizer_step_begin", "optimizer_update", "optimizer_step_end"}
 
 
 def test_a_failing_state_dict_costs_the_names_not_the_recording(data):

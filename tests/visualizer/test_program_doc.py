@@ -307,7 +307,7 @@ def test_no_subscriber_costs_the_executor_one_check_per_run(monkeypatch):
     exe = paddle.static.Executor()
     exe.run(startup)
     calls = []
-    monkeypatch.setattr(instrument, "emit", lambda event: calls.append(event["kind"]))
+    monkeypatch.setattr(instrument, "emit", lambda event: calls.append(event.kind))
     exe.run(main, feed=feed(), fetch_list=fetch)
     assert calls == [] and exe._observed is False
     instrument.subscribers.append(lambda e: None)
@@ -479,8 +479,8 @@ def test_a_program_built_event_adds_the_program_to_a_recording():
     net(paddle.ones([2, 4]))
     from minipaddle.visualizer.program import dy2static_origin
     with paddle.debug.record() as rec:
-        instrument.emit({"kind": "program_built", "program": net.forward.concrete_program.main_program,
-                         "role": "dy2static", "name": "to_static: forward", "origin": dy2static_origin(net.forward)})
+        instrument.emit(instrument.ProgramBuilt(net.forward.concrete_program.main_program, "dy2static",
+                                                "to_static: forward", dy2static_origin(net.forward)))
     doc = validated(rec.trace)
     assert [(p["role"], p["name"]) for p in doc["programs"]] == [("dy2static", "to_static: forward")]
 

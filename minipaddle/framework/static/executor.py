@@ -213,20 +213,18 @@ class Executor:
         outer, observed = self._observed, bool(instrument.subscribers)  # the debugger's one check per run
         self._observed = observed
         if observed:
-            instrument.emit({"kind": "executor_run_begin", "executor": self, "program": program, "feed": fed,
-                             "fetch": list(fetch_names)})
+            instrument.emit(instrument.ExecutorRunBegin(self, program, fed, list(fetch_names)))
         try:
             self.run_block(program.global_block(), env, check_inputs=True,
                            release=self._release_plan(program, tuple(fetch_names)), pool=self._buffer_pool(program))
         except Exception as exc:
             self._observed = outer
             if observed:
-                instrument.emit({"kind": "executor_run_end", "program": program, "fetch": {}, "error": str(exc)})
+                instrument.emit(instrument.ExecutorRunEnd(program, {}, str(exc)))
             raise
         self._observed = outer
         if observed:
-            instrument.emit({"kind": "executor_run_end", "program": program, "error": None,
-                             "fetch": {n: env[n] for n in fetch_names if n in env}})
+            instrument.emit(instrument.ExecutorRunEnd(program, {n: env[n] for n in fetch_names if n in env}, None))
 
     # ---- checks -------------------------------------------------------------------------------
     @staticmethod
@@ -407,8 +405,7 @@ def _run_kernel(step: _Step, env: dict) -> None:
 def _emit_op(block: Block, index: int, op, env: dict, start: int) -> None:
     end = time.perf_counter_ns()
     outputs = {n: env[n] for n in op.output_names() if n in env}
-    instrument.emit({"kind": "executor_op", "program": block.program, "block": block.idx, "index": index,
-                     "op": op, "outputs": outputs, "start_ns": start, "end_ns": end})
+    instrument.emit(instrument.ExecutorOp(block.program, block.idx, index, op, outputs, start, end))
 
 
 def _located(error: MinipaddleError, op) -> MinipaddleError:

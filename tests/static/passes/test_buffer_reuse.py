@@ -83,8 +83,8 @@ def test_executor_writes_planned_outputs_into_the_same_array():
     ids: dict = {}  # ids, not the arrays: holding an array would (rightly) keep the pool from reusing it
 
     def note(e):
-        if e["kind"] == "executor_op":
-            ids.update({n: id(v) for n, v in e["outputs"].items()})
+        if e.kind == "executor_op":
+            ids.update({n: id(v) for n, v in e.outputs.items()})
     unsubscribe = instrument.subscribe(note)
     try:
         runs = []

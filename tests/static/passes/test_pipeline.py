@@ -103,9 +103,9 @@ def test_pass_events_reach_instrument_subscribers():
         apply_passes(case.main, fetch_list=case.fetch, passes=["algebraic", "dce"])
     finally:
         unsubscribe()
-    kinds = [(e["kind"], e["pass"]) for e in events if e["kind"] == "pass_applied"]
+    kinds = [(e.kind, e.pass_name) for e in events if e.kind == "pass_applied"]
     assert kinds == [("pass_applied", "algebraic_simplification"), ("pass_applied", "dead_code_elimination")]
-    assert events[0]["before"] is case.main and events[0]["after"] is not case.main
+    assert events[0].before is case.main and events[0].after is not case.main
 
 
 def test_errors():

@@ -153,8 +153,7 @@ class PassManager:
             pass_report.program = current  # kept for the debugger's before/after view
             report.passes.append(pass_report)
             if instrument.subscribers:
-                instrument.emit({"kind": "pass_applied", "pass": name, "report": pass_report,
-                                 "before": before, "after": current})
+                instrument.emit(instrument.PassApplied(name, pass_report, before, current))
         if current is program:  # no passes ran: still hand back a copy, never the input itself
             current = program.clone()
         return current, report
