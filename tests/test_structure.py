@@ -19,16 +19,10 @@ MAX_FILE_LINES = 500
 MAX_FUNCTION_LINES = 60
 
 # The debt of today, each with why; the architecture issue (15) removes most of it.
-_MINIMIZE = "the static half of minimize lives in the core: it moves into optimizer/ (issue 15)"
 KNOWN_UPWARD: dict[tuple[str, str], str] = {
-    ("minipaddle.framework.static.optimize", "minipaddle.nn.clip"): _MINIMIZE,
-    ("minipaddle.framework.static.optimize", "minipaddle.optimizer"): _MINIMIZE,
-    ("minipaddle.framework.static.optimize", "minipaddle.regularizer"): _MINIMIZE,
 }
 # module-level import cycles, each as the sorted tuple of its modules
 KNOWN_CYCLES: dict[tuple[str, ...], str] = {
-    ("minipaddle.hapi.callbacks", "minipaddle.hapi.visualdl"): "a split by line count: visualdl's callback "
-    "subclasses Callback while callbacks re-exports it (issue 15 item 8)",
 }
 # (importing module, imported module, private name)
 KNOWN_PRIVATE: dict[tuple[str, str, str], str] = {

@@ -1,23 +1,11 @@
 """Callbacks (Paddle's `paddle.callbacks`): code that `Model.fit/evaluate/predict` call at fixed points.
 
-The order of calls during `fit` (what a recording callback sees):
-
-    on_train_begin
-      on_epoch_begin(0)
-        on_train_batch_begin(0) on_train_batch_end(0) ... (one pair per batch)
-      on_epoch_end(0, logs)
-      on_eval_begin  on_eval_batch_begin(0) on_eval_batch_end(0) ...  on_eval_end(logs)   (every eval_freq)
-      on_epoch_begin(1) ...
-    on_train_end
-
-`logs` is a dict: 'loss' (a list, one value per loss: the current batch's in training, the mean so far
-in eval), each metric's name (the running value over the epoch so far), 'step' and 'batch_size'.
+The Callback base class and the order fit calls its hooks in: hapi/callback_base.py.
 
 VisualDL(log_dir) logs scalars to `<log_dir>/scalars.jsonl` for plotting: see hapi/visualdl.py.
 """
 from __future__ import annotations
 
-import numbers
 import os
 import time
 import warnings
@@ -25,40 +13,12 @@ import warnings
 import numpy as np
 
 from ..framework.errors import invalid_argument
+from .callback_base import Callback, _scalar
 from .progressbar import ProgressBar
+from .visualdl import VisualDL, read_scalars
 
 __all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "EarlyStopping", "LRScheduler", "VisualDL",
            "ReduceLROnPlateau", "read_scalars"]
-
-
-class Callback:
-    """Base class; override the hooks you need. `self.model` is the paddle.Model, `self.params` holds
-    'epochs', 'steps', 'verbose', 'metrics' (the names in logs) and 'batch_size'."""
-
-    def __init__(self) -> None:
-        self.model = None
-        self.params: dict = {}
-
-    def set_params(self, params: dict) -> None:
-        self.params = params
-
-    def set_model(self, model) -> None:
-        self.model = model
-
-    def on_train_begin(self, logs=None): pass
-    def on_train_end(self, logs=None): pass
-    def on_eval_begin(self, logs=None): pass
-    def on_eval_end(self, logs=None): pass
-    def on_predict_begin(self, logs=None): pass
-    def on_predict_end(self, logs=None): pass
-    def on_epoch_begin(self, epoch, logs=None): pass
-    def on_epoch_end(self, epoch, logs=None): pass
-    def on_train_batch_begin(self, step, logs=None): pass
-    def on_train_batch_end(self, step, logs=None): pass
-    def on_eval_batch_begin(self, step, logs=None): pass
-    def on_eval_batch_end(self, step, logs=None): pass
-    def on_predict_batch_begin(self, step, logs=None): pass
-    def on_predict_batch_end(self, step, logs=None): pass
 
 
 class CallbackList:
@@ -126,15 +86,6 @@ def config_callbacks(callbacks=None, model=None, batch_size=None, epochs=None, s
               "metrics": (metrics or []) if mode != "test" else []}
     cbk_list.set_params(params)
     return cbk_list
-
-
-def _scalar(value):
-    """A logged value as one number: the first of a list (Paddle logs 'loss' as [value]); None if not numeric."""
-    if isinstance(value, (list, tuple)):
-        value = value[0] if value else None
-    if isinstance(value, np.ndarray) and value.size == 1:
-        value = value.item()
-    return value if isinstance(value, numbers.Number) else None
 
 
 class ProgBarLogger(Callback):
@@ -444,5 +395,3 @@ class ReduceLROnPlateau(Callback):
                 self.wait = 0
         self.epoch += 1
 
-
-from .visualdl import VisualDL, read_scalars  # noqa: E402  (it subclasses Callback, defined above)

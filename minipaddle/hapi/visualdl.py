@@ -16,7 +16,7 @@ import json
 import os
 import time
 
-from .callbacks import Callback, _scalar
+from .callback_base import Callback, _scalar
 
 __all__ = ["VisualDL", "read_scalars"]
 
