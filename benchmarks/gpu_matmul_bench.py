@@ -28,14 +28,14 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
 
-def _time_ms(fn, repeats: int) -> list[float]:
+def _time_ms(fn, args: tuple, repeats: int) -> list[float]:
     """Per-call times in ms, measured with CUDA events around each call."""
     from numba import cuda
     times = []
     for _ in range(repeats):
         begin, end = cuda.event(), cuda.event()
         begin.record()
-        fn()
+        fn(*args)
         end.record()
         end.synchronize()
         times.append(begin.elapsed_time(end))
@@ -107,7 +107,7 @@ def run(size: int, repeats: int, warmup: int) -> dict:
         error = float(np.abs(out.copy_to_host() - reference).max()) / scale
         row = {"kernel": name, "relative_error": error, **_kernel_resources(kernels.KERNELS[name])}
         if not simulator:  # simulated timings mean nothing: the simulator only checks the results
-            ms = statistics.median(_time_ms(lambda: wrapper(x, y), repeats))
+            ms = statistics.median(_time_ms(wrapper, (x, y), repeats))
             row.update(ms=ms, gflops=flops / ms / 1e6)
         rows.append(row)
     result = {"size": size, "dtype": "float32", "repeats": repeats, "simulator": simulator,

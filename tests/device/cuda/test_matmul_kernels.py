@@ -93,7 +93,7 @@ def test_the_naive_kernel_serves_float64_and_float16(dtype, tol):
     check("cuda_naive", (9, 5), (5, 4), dtype=dtype, tol=tol)
 
 
-@pytest.mark.parametrize("name", ["cuda_tiled", "cuda_regblock", "cuda_bankfree"])
+@pytest.mark.parametrize("name", ALL[1:])
 def test_the_tiled_kernels_refuse_other_dtypes_with_a_hint(name):
     x = cuda.to_device(np.ones((2, 2)))
     with pytest.raises(TypeError, match=f"{name} kernel computes in float32.*cuda_naive serves"):
