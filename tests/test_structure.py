@@ -36,7 +36,6 @@ KNOWN_LONG_FILES: dict[str, str] = {
     "minipaddle/framework/static/program.py": "Program, Block, Variable, Operator and their cloning in one place",
     "minipaddle/hapi/model.py": "paddle.Model's one class (prepare/fit/evaluate/predict/save/load)",
     "minipaddle/optimizer/lr.py": "Paddle's lr schedulers, one small class each",
-    "minipaddle/visualizer/builder.py": "TraceBuilder: issue 15 splits it (an id table, a step ring, the builder)",
     "minipaddle/visualizer/graph.py": "the four graph views and the budget; one concept, views.ts mirrors it",
     "minipaddle/visualizer/html.py": "the whole static page of a trace",
     "minipaddle/visualizer/program.py": "static programs in the trace document: collector, runs, pass diffs",
@@ -45,7 +44,6 @@ KNOWN_LONG_FILES: dict[str, str] = {
 KNOWN_LONG_FUNCTIONS: dict[str, str] = {
     "minipaddle/framework/autograd/engine.py:run_backward": "issue 15 item 3 splits it into backward(), a grad() "
     "planner and tracing",
-    "minipaddle/visualizer/builder.py:_on_op": "with the TraceBuilder split (issue 15)",
 }
 
 

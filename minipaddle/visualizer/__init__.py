@@ -6,7 +6,8 @@
     trace = rec.trace                       # a Trace: to_dict(), to_json(), save(path), Trace.load(path)
 
 `trace.py` defines the document (and `schema/trace.schema.json` its JSON Schema), `builder.py`
-turns instrument events into it, `summary.py` summarizes tensors, `program.py` writes static
+turns instrument events into it (with its id table, `id_table.py`, its step ring, `step_ring.py`, and
+the tensors' states, `tensor_states.py`), `summary.py` summarizes tensors, `program.py` writes static
 Programs, pass diffs and Executor runs into it (`show_program(main, passes=True)` displays one).
 Importing this package does not import numba; the first summary does.
 """

@@ -69,7 +69,7 @@ def test_backward_graph_cross_links_the_forward_graph(mlp, batch):
 
 
 def test_ring_buffer_keeps_the_newest_steps_in_bounded_memory(mlp, batch):
-    from minipaddle.visualizer.builder import SWEEP_MIN
+    from minipaddle.visualizer.id_table import SWEEP_MIN
     with paddle.debug.record(max_steps=40) as rec:
         for _ in range(3):
             train_step(mlp, *batch)
@@ -85,7 +85,7 @@ def test_ring_buffer_keeps_the_newest_steps_in_bounded_memory(mlp, batch):
     assert any("dropped" in note for note in rec_info["notes"])
     assert len(rec._builder.objects) <= objects_early * 1.5  # not growing with the number of steps
     made = max(int(t["id"][1:]) for t in doc["tensors"])
-    assert len(rec._builder._tensor_ids) <= SWEEP_MIN + 1 < made  # dead tensors' ids were swept out
+    assert len(rec._builder.ids.tensors) <= SWEEP_MIN + 1 < made  # dead tensors' ids were swept out
 
 
 def test_over_the_byte_budget_values_go_first_then_old_steps(batch):
@@ -390,10 +390,10 @@ def test_a_bad_event_is_noted_in_the_trace_not_raised():
 
 def _summaries_made(monkeypatch) -> list:
     """Spy on the recorder's summarize(): the sizes of the arrays it summarizes."""
-    from minipaddle.visualizer import builder
+    from minipaddle.visualizer import tensor_states
     made: list = []
-    real = builder.summarize
-    monkeypatch.setattr(builder, "summarize", lambda a: made.append(a.size) or real(a))
+    real = tensor_states.summarize
+    monkeypatch.setattr(tensor_states, "summarize", lambda a: made.append(a.size) or real(a))
     return made
 
 
