@@ -1,11 +1,62 @@
-"""CUDA tests run on a real GPU where there is one, else under numba's CUDA simulator.
+"""CUDA kernel tests: on a GPU when there is one, else under numba's CUDA simulator.
 
-The simulator must be switched on before numba is first imported, so this folder runs as its own
-pytest process (numba reads NUMBA_ENABLE_CUDASIM once, at import). A machine with an NVIDIA driver
-(nvidia-smi on the PATH) runs the real kernels; NUMBA_ENABLE_CUDASIM set by hand always wins.
+numba reads NUMBA_ENABLE_CUDASIM once, when it is first imported, and the simulator would make the
+rest of the suite believe a GPU is present. So this folder runs as its own pytest process:
+
+    pytest tests/device/cuda                          # simulator here; the GPU where one is present
+    NUMBA_ENABLE_CUDASIM=0 pytest tests/device/cuda   # insist on the GPU
+
+The simulator is switched on here only when nothing set the variable, numba is not imported yet, no
+NVIDIA device is present, and pytest was asked for this folder alone. Otherwise, without the simulator
+or a GPU, every test here is skipped with the reason.
 """
-import os
-import shutil
+from __future__ import annotations
 
-if "NUMBA_ENABLE_CUDASIM" not in os.environ and shutil.which("nvidia-smi") is None:
-    os.environ.setdefault("NUMBA_ENABLE_CUDASIM", "1")
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+
+
+def _asked_for_this_folder_only() -> bool:
+    paths = [a.split("::")[0] for a in sys.argv[1:] if not a.startswith("-")]
+    paths = [Path(p).resolve() for p in paths if os.path.exists(p)]
+    return bool(paths) and all(p == HERE or HERE in p.parents for p in paths)
+
+
+def _nvidia_device_present() -> bool:
+    return os.path.exists("/dev/nvidiactl") or os.path.exists("/dev/nvidia0")
+
+
+if ("NUMBA_ENABLE_CUDASIM" not in os.environ and "numba" not in sys.modules
+        and not _nvidia_device_present() and _asked_for_this_folder_only()):
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+
+
+def _why_not_runnable() -> str | None:
+    import numba
+    if numba.config.ENABLE_CUDASIM:
+        return None
+    from numba import cuda
+    if cuda.is_available():
+        return None
+    return ("no GPU and no CUDA simulator in this process: run `pytest tests/device/cuda` on its own "
+            "(it turns the simulator on), or set NUMBA_ENABLE_CUDASIM=1 before numba is imported")
+
+
+def pytest_collection_modifyitems(config, items):
+    reason = _why_not_runnable()
+    if reason is None:
+        return
+    skip = pytest.mark.skip(reason=reason)
+    for item in items:
+        if HERE in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(skip)
+
+
+def pytest_report_header(config):
+    import numba
+    return f"CUDA kernels run on: {'the numba CUDA simulator' if numba.config.ENABLE_CUDASIM else 'the GPU'}"

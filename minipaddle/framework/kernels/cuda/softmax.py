@@ -63,7 +63,7 @@ def _softmax_rows(x, out, rows, row_len):
         cuda.syncthreads()  # scratch is reused by the next row
         # 3. the output
         if log_output:  # noqa: F821
-            log_total = math.log(total)
+            log_total = math.log(total) if total > 0 else -math.inf  # an all -inf row: total 0 (NaN: stays NaN)
             for i in range(begin + tid, begin + row_len, step):
                 out[i] = acc(x[i]) - top - log_total  # noqa: F821
         else:
