@@ -66,7 +66,7 @@ def test_transpose_flags_swap_the_last_two_dims(name, transpose_x, transpose_y):
 
 @pytest.mark.parametrize("name", ALL)
 def test_batch_dims_broadcast(name):
-    check(name, (2, 1, 4, 3), (3, 3, 5))            # batch (2, 1) with (3,) -> (2, 3)
+    check(name, (2, 1, 4, 3), (1, 2, 3, 5))         # batch (2, 1) with (1, 2) -> (2, 2)
     check(name, (3, 4), (2, 3, 5), transpose_x=True)  # a 2-D x is shared by every batch entry of y
 
 
@@ -111,3 +111,20 @@ def test_the_benchmark_checks_every_kernel(tmp_path):
     assert all(row["relative_error"] < 1e-5 for row in result["rows"])
     if not result["simulator"]:
         assert all(row["gflops"] > 0 for row in result["rows"])
+
+
+def test_every_step_is_a_registered_candidate_and_the_fastest_is_the_default():
+    from minipaddle.framework.registry import KernelKey, get_op
+    float32 = [k.name for k in get_op("matmul").kernels[KernelKey("gpu", np.dtype("float32"))]]
+    assert float32[0] == "cuda_bankfree" and sorted(float32) == sorted(ALL)   # sorted by priority
+    for dtype in ("float16", "float64"):
+        assert [k.name for k in get_op("matmul").kernels[KernelKey("gpu", np.dtype(dtype))]] == ["cuda_naive"]
+
+
+def test_paddle_matmul_on_gpu_tensors_runs_the_default_kernel():
+    import minipaddle as paddle
+    rng = np.random.default_rng(1)
+    x, y = rng.standard_normal((5, 7)).astype(np.float32), rng.standard_normal((7, 3)).astype(np.float32)
+    out = paddle.matmul(paddle.to_tensor(x, place="gpu"), paddle.to_tensor(y, place="gpu"))
+    assert out.place == paddle.CUDAPlace(0)
+    np.testing.assert_allclose(out.numpy(), x @ y, rtol=1e-5, atol=1e-5)
