@@ -22,8 +22,15 @@ import inspect
 import math
 import types
 
-import numba
-from numba import cuda
+import numpy as np
+
+if not hasattr(np, "row_stack"):
+    # numba-cuda <= 0.30 registers an overload for np.row_stack on its first compile; numpy 2.5
+    # removed that alias (of np.vstack), and the compile then fails with an AttributeError.
+    np.row_stack = np.vstack
+
+import numba  # noqa: E402 - after the numpy fix above
+from numba import cuda  # noqa: E402
 
 SIMULATOR = bool(numba.config.ENABLE_CUDASIM)
 # The simulator runs each GPU thread as a Python thread: small blocks, few of them, keep tests quick.

@@ -1,0 +1,233 @@
+"""GPU elementwise and reduction kernels against the memory system's speed, and PyTorch, on one GPU.
+
+    python benchmarks/gpu_kernels_bench.py benchmarks/results/gpu_kernels.json          # 64M float32
+    NUMBA_ENABLE_CUDASIM=1 python benchmarks/gpu_kernels_bench.py out.json --size 1024 --repeats 1
+
+What it measures (float32, `--size` elements, default 64M = 256 MB per array):
+- copy: a device-to-device copy (`dst.copy_to_device(src)`): the bandwidth to compare against,
+  counting bytes read and written;
+- add (x + y) and GELU (erf form) from kernels/cuda/elementwise.py and activation.py, and a sum of
+  every element from kernels/cuda/reduction.py: GB/s (bytes each must move at least) and the share of
+  the copy's bandwidth. Targets: elementwise >= 70%, the sum >= 60%. Each is timed twice: the kernel
+  alone on a preallocated output ("kernel"), and the op's kernel function as dispatch calls it, output
+  allocation included ("call");
+- launch overhead: microseconds per add of two 16-float arrays, back to back, wall clock.
+The same operations through PyTorch CUDA run beside them when torch.cuda is available.
+
+Timing: `--warmup` untimed calls first (compile or load numba's cache, clocks up), then `--repeats`
+calls, each between two CUDA events; the median is reported. The JSON file holds every row and the
+machine. `run()` and `table()` can be called from another benchmark script. Without a GPU the script
+says so and exits with status 0; under numba's CUDA simulator it runs every path on a tiny size and
+checks the results (its timings mean nothing and are left out).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))
+
+COPY_TARGET = {"add": 0.70, "gelu": 0.70, "sum": 0.60}
+
+
+def _median_ms(fn, repeats: int) -> float:
+    """The median of `repeats` calls of fn(), each between two CUDA events."""
+    from numba import cuda
+    times = []
+    for _ in range(repeats):
+        begin, end = cuda.event(), cuda.event()
+        begin.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(begin.elapsed_time(end))
+    return statistics.median(times)
+
+
+def _torch_rows(x_host: np.ndarray, y_host: np.ndarray, repeats: int, warmup: int, tiny_calls: int):
+    """The same operations through PyTorch CUDA: {name: ms}, us per tiny add, version; None without it."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    x, y = torch.from_numpy(x_host).cuda(), torch.from_numpy(y_host).cuda()
+    dst = torch.empty_like(x)
+    ops = {"copy": lambda: dst.copy_(x), "add": lambda: torch.add(x, y),
+           "gelu": lambda: torch.nn.functional.gelu(x), "sum": lambda: torch.sum(x)}
+    result = {}
+    for name, fn in ops.items():
+        for _ in range(warmup):
+            fn()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(repeats):
+            begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            begin.record()
+            fn()
+            end.record()
+            end.synchronize()
+            times.append(begin.elapsed_time(end))
+        result[name] = statistics.median(times)
+    a, b = torch.ones(16, device="cuda"), torch.ones(16, device="cuda")
+    for _ in range(100):
+        torch.add(a, b)
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(tiny_calls):
+        torch.add(a, b)
+    torch.cuda.synchronize()
+    tiny_us = (time.perf_counter() - start) / tiny_calls * 1e6
+    return result, tiny_us, torch.__version__
+
+
+def _check(name: str, got, want: np.ndarray, rtol: float, scale: float | None = None) -> float:
+    """The largest error relative to `scale` (the reference's largest magnitude); raises over `rtol`."""
+    got = np.asarray(got.copy_to_host(), dtype=np.float64)
+    scale = scale or float(np.abs(want).max()) or 1.0
+    error = float(np.abs(got - want).max()) / scale
+    if not error <= rtol:
+        raise AssertionError(f"gpu_kernels_bench: {name} is off by {error:.2e} (relative), more than {rtol:.0e}")
+    return error
+
+
+def run(size: int = 1 << 26, repeats: int = 20, warmup: int = 3, tiny_calls: int = 2000) -> dict:
+    """Measure; returns the result as a dict (see the module's docstring)."""
+    import numba
+    from numba import config, cuda
+
+    from minipaddle.framework.kernels.cuda import activation, elementwise, reduction
+    from minipaddle.framework.kernels.cuda.elementwise import _map_x, _map_xy
+    from minipaddle.framework.kernels.cuda.launch import THREADS, blocks_for
+
+    simulator = bool(config.ENABLE_CUDASIM)
+    rng = np.random.default_rng(0)
+    x_host = rng.standard_normal(size, dtype=np.float32)
+    y_host = rng.standard_normal(size, dtype=np.float32)
+    x, y = cuda.to_device(x_host), cuda.to_device(y_host)
+    out, dst = cuda.device_array_like(x), cuda.device_array_like(x)
+    f32 = np.dtype(np.float32)
+    add_kernel = elementwise.add._kernel(_map_xy, f32)
+    gelu_kernel = activation._GELU_ERF._kernel(_map_x, f32)
+    blocks = blocks_for(size)
+    word = 4
+    cases = {  # name: (kernel alone, the op's kernel function, bytes moved at least)
+        "copy": (lambda: dst.copy_to_device(x), None, 2 * size * word),
+        "add": (lambda: add_kernel[blocks, THREADS](x, y, out), lambda: elementwise.add(x, y), 3 * size * word),
+        "gelu": (lambda: gelu_kernel[blocks, THREADS](x, out), lambda: activation.gelu(x), 2 * size * word),
+        "sum": (None, lambda: reduction.sum(x), size * word),
+    }
+    gelu_ref = 0.5 * x_host * (1.0 + np.vectorize(math.erf)(x_host.astype(np.float64) / math.sqrt(2.0))) \
+        if size <= 1 << 16 else None
+    errors = {"add": _check("add", elementwise.add(x, y), x_host.astype(np.float64) + y_host, 1e-6),
+              "sum": _check("sum", reduction.sum(x).reshape(1), np.array([x_host.astype(np.float64).sum()]),
+                            1e-6, scale=float(np.abs(x_host).astype(np.float64).sum()))}  # vs the sum of |x|
+    if gelu_ref is not None:
+        errors["gelu"] = _check("gelu", activation.gelu(x), gelu_ref, 1e-6)
+
+    rows = []
+    for name, (alone, call, nbytes) in cases.items():
+        for fn in (alone, call):
+            for _ in range(1 if simulator or fn is None else warmup):
+                if fn is not None:
+                    fn()
+        cuda.synchronize()
+        row = {"op": name, "bytes": nbytes, "relative_error": errors.get(name)}
+        if not simulator:
+            if alone is not None:
+                row["kernel_ms"] = _median_ms(alone, repeats)
+            if call is not None:
+                row["call_ms"] = _median_ms(call, repeats)
+            best = min(row.get("kernel_ms", math.inf), row.get("call_ms", math.inf))
+            row["gb_per_s"] = nbytes / best / 1e6
+        rows.append(row)
+
+    result = {"size": size, "dtype": "float32", "repeats": repeats, "simulator": simulator,
+              "numba": numba.__version__, "python": platform.python_version(), "rows": rows}
+    a, b = cuda.to_device(np.ones(16, np.float32)), cuda.to_device(np.ones(16, np.float32))
+    calls = 3 if simulator else tiny_calls
+    for _ in range(3 if simulator else 100):
+        elementwise.add(a, b)
+    cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(calls):
+        elementwise.add(a, b)
+    cuda.synchronize()
+    if simulator:
+        result["device"] = "numba CUDA simulator"
+        return result
+    result["tiny_add_us"] = (time.perf_counter() - start) / calls * 1e6
+    device = cuda.get_current_device()
+    result["device"] = device.name.decode() if isinstance(device.name, bytes) else str(device.name)
+    result["multiprocessors"] = device.MULTIPROCESSOR_COUNT
+    copy_bw = rows[0]["gb_per_s"]
+    for row in rows:
+        row["of_copy"] = row["gb_per_s"] / copy_bw
+        row["target"] = COPY_TARGET.get(row["op"])
+    torch_result = _torch_rows(x_host, y_host, repeats, warmup, tiny_calls)
+    if torch_result is not None:
+        torch_ms, torch_tiny_us, version = torch_result
+        result["torch"] = {"version": version, "tiny_add_us": torch_tiny_us, "ms": torch_ms}
+        for row in rows:
+            row["torch_ms"] = torch_ms[row["op"]]
+            row["torch_gb_per_s"] = row["bytes"] / torch_ms[row["op"]] / 1e6
+    return result
+
+
+def table(result: dict) -> str:
+    lines = [f"GPU kernels, {result['size']:,} float32 elements, on {result['device']}"]
+    if result["simulator"]:
+        lines.append("(simulator: the paths ran and the results were checked; no timings)")
+        return "\n".join(lines)
+    lines.append(f"{'op':<6} {'kernel ms':>9} {'call ms':>9} {'GB/s':>8} {'of copy':>8} {'target':>7} "
+                 f"{'torch ms':>9} {'torch GB/s':>10}")
+    for r in result["rows"]:
+        def cell(key, fmt):
+            return format(r[key], fmt) if r.get(key) is not None else "-"
+        lines.append(f"{r['op']:<6} {cell('kernel_ms', '.3f'):>9} {cell('call_ms', '.3f'):>9} "
+                     f"{cell('gb_per_s', '.0f'):>8} {cell('of_copy', '.0%'):>8} {cell('target', '.0%'):>7} "
+                     f"{cell('torch_ms', '.3f'):>9} {cell('torch_gb_per_s', '.0f'):>10}")
+    tiny = f"launch overhead: {result['tiny_add_us']:.1f} us per add of 16 floats"
+    if "torch" in result:
+        tiny += f" (PyTorch {result['torch']['version']}: {result['torch']['tiny_add_us']:.1f} us)"
+    lines.append(tiny)
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", help="where to write the JSON result")
+    parser.add_argument("--size", type=int, default=1 << 26, help="elements per array (default 64M)")
+    parser.add_argument("--repeats", type=int, default=20, help="timed calls per measurement (median shown)")
+    parser.add_argument("--warmup", type=int, default=3, help="untimed calls first (compile, clocks up)")
+    parser.add_argument("--tiny-calls", type=int, default=2000, help="adds of 16 floats timed for the overhead")
+    args = parser.parse_args(argv)
+    try:
+        from numba import cuda
+        available = cuda.is_available()
+    except Exception:  # noqa: BLE001 - no numba.cuda, no driver: nothing to measure
+        available = False
+    if not available:
+        print("gpu_kernels_bench: no CUDA GPU here (set NUMBA_ENABLE_CUDASIM=1 to run the kernels under "
+              "numba's simulator); nothing measured.")
+        return 0
+    result = run(args.size, args.repeats, args.warmup, args.tiny_calls)
+    print(table(result))
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
