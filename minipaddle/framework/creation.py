@@ -14,9 +14,10 @@ from numbers import Number
 import numpy as np
 
 from .dtype import BFLOAT16_NP, complex_of, convert_dtype, default_float
-from .errors import invalid_argument, unimplemented
+from .errors import invalid_argument
 from .memory import check_output
-from .place import convert_place
+from . import gpu
+from .place import Place, convert_place, current_place, require
 from .tensor import Tensor
 from .thread_modes import modes
 
@@ -35,11 +36,13 @@ def generator() -> np.random.Generator:
     return _rng
 
 
-def _check_place(op: str, place) -> None:
-    p = convert_place(place)
-    if p.backend != "cpu":
-        raise unimplemented(op, f"got place {p}; tensors live on the CPU in this build.",
-                            hint="CUDA tensors need numba-cuda and a GPU; use paddle.CPUPlace().")
+def _new(array: np.ndarray, place: Place | None = None) -> Tensor:
+    """A tensor of `array` on `place` (the current device when None): moved to the GPU if that is where."""
+    if place is None:
+        place = current_place()
+    if place.backend == "cpu":
+        return Tensor._wrap(array)
+    return Tensor._wrap(gpu.to_device(array))
 
 
 def _infer_np_dtype(data) -> np.dtype | None:
@@ -57,11 +60,11 @@ def _infer_np_dtype(data) -> np.dtype | None:
 
 def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tensor:
     """`paddle.to_tensor([[1., 2.], [3., 4.]])`: a new tensor holding a copy of `data`."""
-    _check_place("to_tensor", place)
+    where = require(convert_place(place), "to_tensor")
     if _building() and _holds_variable(data):   # inside a Program being built (@to_static on an input)
         return _to_tensor_static(data, dtype, stop_gradient)
     if isinstance(data, Tensor):
-        array = data._data.copy()
+        array = data.numpy().copy()
     else:
         try:
             array = np.array(data)
@@ -90,7 +93,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tenso
                                hint="cast the array to float32, float64, int32, int64 or bool first.")
     if not array.flags.c_contiguous:
         array = np.array(array, order="C")
-    t = Tensor._wrap(array)
+    t = _new(array, where)
     if not stop_gradient:
         t.stop_gradient = False
     return t
@@ -197,7 +200,7 @@ def _like(op: str, x, value, dtype) -> Tensor:
     if _building() and _is_variable(x) and -1 in x._data.shape:  # Paddle's fill_any_like: sized at run time
         from .static import builder
         return builder.fill_any_like(x, value, d)
-    return Tensor._wrap(np.full(x._data.shape, value, d))
+    return _new(np.full(x._data.shape, value, d), x.place)
 
 
 def _shape(op: str, shape) -> tuple[int, ...]:
@@ -236,21 +239,21 @@ def zeros(shape, dtype=None, name=None) -> Tensor:
     if _static_shape(shape):
         return _full_static("zeros", shape, 0.0, _dtype(dtype, default_float()))
     d = _dtype(dtype, default_float())
-    return Tensor._wrap(np.zeros(_sized("zeros", shape, d), d))
+    return _new(np.zeros(_sized("zeros", shape, d), d))
 
 
 def ones(shape, dtype=None, name=None) -> Tensor:
     if _static_shape(shape):
         return _full_static("ones", shape, 1.0, _dtype(dtype, default_float()))
     d = _dtype(dtype, default_float())
-    return Tensor._wrap(np.ones(_sized("ones", shape, d), d))
+    return _new(np.ones(_sized("ones", shape, d), d))
 
 
 def empty(shape, dtype=None, name=None) -> Tensor:
     if _static_shape(shape):
         return _full_static("empty", shape, 0.0, _dtype(dtype, default_float()))
     d = _dtype(dtype, default_float())
-    return Tensor._wrap(np.empty(_sized("empty", shape, d), d))
+    return _new(np.empty(_sized("empty", shape, d), d))
 
 
 def _full_static(op: str, shape, value, dtype: np.dtype) -> Tensor:
@@ -276,7 +279,7 @@ def full(shape, fill_value, dtype=None, name=None) -> Tensor:
     check_fits("full", "fill_value", fill_value, d)
     if _static_shape(shape):
         return _full_static("full", shape, fill_value, d)
-    return Tensor._wrap(np.full(_sized("full", shape, d), fill_value, d))
+    return _new(np.full(_sized("full", shape, d), fill_value, d))
 
 
 def zeros_like(x: Tensor, dtype=None, name=None) -> Tensor:
@@ -317,7 +320,7 @@ def arange(start=0, end=None, step=1, dtype=None, name=None) -> Tensor:
     if dtype is None:
         is_float = any(isinstance(v, (float, np.floating)) for v in (start, end, step))
         dtype = default_float() if is_float else np.int64
-    return Tensor._wrap(np.arange(start, end, step, dtype=convert_dtype(dtype)))
+    return _new(np.arange(start, end, step, dtype=convert_dtype(dtype)))
 
 
 def linspace(start, stop, num, dtype=None, name=None) -> Tensor:
@@ -325,7 +328,7 @@ def linspace(start, stop, num, dtype=None, name=None) -> Tensor:
     if num < 1:
         raise invalid_argument("linspace", f"num must be >= 1, got {num}.")
     d = _dtype(dtype, default_float())
-    return Tensor._wrap(np.linspace(_number("linspace", "start", start), _number("linspace", "stop", stop),
+    return _new(np.linspace(_number("linspace", "start", start), _number("linspace", "stop", stop),
                                     num).astype(d))
 
 
@@ -333,7 +336,7 @@ def eye(num_rows, num_columns=None, dtype=None, name=None) -> Tensor:
     for arg, v in (("num_rows", num_rows), ("num_columns", num_columns)):
         if v is not None and (not isinstance(v, (int, np.integer)) or v < 0):
             raise invalid_argument("eye", f"'{arg}' got {v!r}, expected a non-negative int.")
-    return Tensor._wrap(np.eye(num_rows, num_columns, dtype=_dtype(dtype, default_float())))
+    return _new(np.eye(num_rows, num_columns, dtype=_dtype(dtype, default_float())))
 
 
 def _float_dtype(op: str, dtype) -> np.dtype:
@@ -346,13 +349,13 @@ def _float_dtype(op: str, dtype) -> np.dtype:
 def rand(shape, dtype=None, name=None) -> Tensor:
     """Uniform in [0, 1)."""
     d = _float_dtype("rand", dtype)
-    return Tensor._wrap(_rng.random(_shape("rand", shape)).astype(d))
+    return _new(_rng.random(_shape("rand", shape)).astype(d))
 
 
 def randn(shape, dtype=None, name=None) -> Tensor:
     """Standard normal."""
     d = _float_dtype("randn", dtype)
-    return Tensor._wrap(_rng.standard_normal(_shape("randn", shape)).astype(d))
+    return _new(_rng.standard_normal(_shape("randn", shape)).astype(d))
 
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None) -> Tensor:  # noqa: A002
@@ -360,14 +363,14 @@ def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None) -> Tensor: 
     if min > max:
         raise invalid_argument("uniform", f"min ({min}) must be <= max ({max}).")
     rng = np.random.default_rng(seed) if seed else _rng
-    return Tensor._wrap(rng.uniform(min, max, _shape("uniform", shape)).astype(d))
+    return _new(rng.uniform(min, max, _shape("uniform", shape)).astype(d))
 
 
 def normal(mean=0.0, std=1.0, shape=None, name=None) -> Tensor:
     if std < 0:
         raise invalid_argument("normal", f"std must be >= 0, got {std}.")
     shape = _shape("normal", shape if shape is not None else [1])
-    return Tensor._wrap(_rng.normal(mean, std, shape).astype(default_float()))
+    return _new(_rng.normal(mean, std, shape).astype(default_float()))
 
 
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None) -> Tensor:
@@ -377,8 +380,8 @@ def randint(low=0, high=None, shape=(1,), dtype=None, name=None) -> Tensor:
     if high <= low:
         raise invalid_argument("randint", f"high ({high}) must be greater than low ({low}).")
     d = _dtype(dtype, "int64")
-    return Tensor._wrap(_rng.integers(low, high, _shape("randint", shape)).astype(d))
+    return _new(_rng.integers(low, high, _shape("randint", shape)).astype(d))
 
 
 def randperm(n, dtype="int64", name=None) -> Tensor:
-    return Tensor._wrap(_rng.permutation(int(n)).astype(convert_dtype(dtype)))
+    return _new(_rng.permutation(int(n)).astype(convert_dtype(dtype)))

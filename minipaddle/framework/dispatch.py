@@ -3,8 +3,8 @@
     paddle.add(x, y) -> dispatch(ADD, (x, y), {})
       1. static mode (in this thread)? hand the call to the Program builder and stop
       2. infer_meta: check arguments, compute output shapes/dtypes (errors raise here)
-      3. pick the kernel for (backend, dtype)  -- cached per OpDef
-      4. run it, wrap the arrays in Tensors
+      3. run_kernel: pick the kernel for (backend, dtype) -- cached per OpDef -- and run it
+      4. wrap the arrays in Tensors
       5. some input needs grad and grad is enabled (in this thread)? record a GradNode
       6. somebody listening? emit one event
 
@@ -21,8 +21,8 @@ from . import instrument, memory, thread_modes
 from .autograd.engine import grad_edge
 from .autograd.node import GradNode, SavedOutput, VersionCounter
 from .dtype import DIFFERENTIABLE_KINDS
-from .errors import ResourceExhausted
-from .registry import KernelKey, OpDef, kernel_fn
+from .errors import ResourceExhausted, invalid_argument
+from .registry import DEVICE_ARRAY_TYPES, KernelKey, OpDef, backend_of, kernel_fn, run_kernel
 from .thread_modes import modes
 
 _EMPTY: dict = {}
@@ -38,35 +38,31 @@ def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY):
     if len(inputs) == 2:  # unrolled: a list comprehension costs a frame per call
         x, y = inputs
         arrays = (x._data, y._data)
+        if type(arrays[0]) is not type(arrays[1]):
+            check_same_place(op, arrays)
     elif len(inputs) == 1:
         arrays = (inputs[0]._data,)
     else:
         arrays = tuple([t._data for t in inputs])
+        if DEVICE_ARRAY_TYPES:  # (empty until a GPU is first used)
+            check_same_place(op, arrays)
     metas = op.infer_meta(*arrays, **attrs) if attrs else op.infer_meta(*arrays)
     first = arrays[op.kernel_input]
-    fn = op._chosen.get(("cpu", first.dtype))
-    if fn is None:
-        fn = kernel_fn(op, _key(first))
+    backend = "cpu" if type(first) is np.ndarray else backend_of(first)
     if instrument.subscribers:  # the debugger's one check: with nobody listening the path goes on unchanged
-        return _dispatch_traced(op, inputs, attrs, arrays, metas, fn)
+        return _dispatch_traced(op, inputs, attrs, arrays, metas, backend)
     try:  # (free in CPython 3.11+ until something raises)
-        if attrs:
-            result = fn(*arrays, **attrs)
-        else:
-            result = fn(*arrays)
+        result = run_kernel(op, arrays, attrs, backend, metas)
     except MemoryError as error:  # numpy's bare "Unable to allocate": say what the op's outputs need
         raise _out_of_memory(op, metas, error) from None
 
     single = type(result) is not tuple
     if single:
-        if type(result) is not np.ndarray:
-            result = np.asarray(result, dtype=metas.dtype)
         out = _new(Tensor)  # Tensor._wrap, inlined: this is every op's path
         out._data = result
         outs = (out,)
     else:
-        outs = tuple(Tensor._wrap(r if type(r) is np.ndarray else np.asarray(r, dtype=m.dtype))
-                     for r, m in zip(result, metas))
+        outs = tuple([Tensor._wrap(r) for r in result])
 
     if op.backward is not None:  # the inputs first: with none needing grad, the mode is not looked at
         for t in inputs:
@@ -77,23 +73,20 @@ def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY):
     return out if single else outs
 
 
-def _dispatch_traced(op: OpDef, inputs: tuple, attrs: dict, arrays: tuple, metas, fn):
+def _dispatch_traced(op: OpDef, inputs: tuple, attrs: dict, arrays: tuple, metas, backend: str):
     """Steps 4-6 with a subscriber listening: time the kernel, then report the grad node and the op.
 
     The same work as dispatch's own tail (which stays inlined there, for speed) plus the events
     documented in instrument.py.
     """
+    fn = kernel_fn(op, KernelKey(backend, arrays[op.kernel_input].dtype))  # named in the op event
     start = time.perf_counter_ns()
     try:
-        result = fn(*arrays, **attrs)
+        result = run_kernel(op, arrays, attrs, backend, metas)
     except MemoryError as error:
         raise _out_of_memory(op, metas, error) from None
     end = time.perf_counter_ns()
-    if type(result) is not tuple:
-        outs = (Tensor._wrap(result if type(result) is np.ndarray else np.asarray(result, dtype=metas.dtype)),)
-    else:
-        outs = tuple(Tensor._wrap(r if type(r) is np.ndarray else np.asarray(r, dtype=m.dtype))
-                     for r, m in zip(result, metas))
+    outs = (Tensor._wrap(result),) if type(result) is not tuple else tuple([Tensor._wrap(r) for r in result])
     node = None
     if thread_modes.grad_enabled() and op.backward is not None:
         for t in inputs:
@@ -116,8 +109,14 @@ def _out_of_memory(op: OpDef, metas, error: MemoryError) -> MemoryError:
     return memory.out_of_memory(op.name, metas)
 
 
-def _key(array: np.ndarray) -> KernelKey:
-    return KernelKey("cpu", array.dtype)
+def check_same_place(op: OpDef, arrays: tuple) -> None:
+    """Every input of one op must live on one device (Paddle: "Expected all tensors on the same place")."""
+    backends = [backend_of(a) for a in arrays]
+    if backends.count(backends[0]) != len(backends):
+        places = ["Place(cpu)" if b == "cpu" else "Place(gpu:0)" for b in backends]
+        raise invalid_argument(
+            op.name, f"the inputs live on different places ({', '.join(places)}); an op runs on one device.",
+            hint="move them to one place first: x.cuda() or x.cpu() (or x.to('gpu'), x.to('cpu')).")
 
 
 def _record(op: OpDef, inputs: tuple, attrs: dict, outs: tuple) -> None:
@@ -175,4 +174,4 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-from .tensor import Tensor  # noqa: E402 - tensor.py imports this module's dispatch
+from .tensor import Tensor  # noqa: E402 - here by history only: tensor.py no longer imports this module

@@ -30,6 +30,10 @@ class ResourceExhausted(MinipaddleError, MemoryError):
     """An op needs more memory than the machine has (Paddle's ResourceExhausted, a MemoryError)."""
 
 
+class Unavailable(MinipaddleError, RuntimeError):
+    """A resource the call needs is not there, e.g. a GPU on a machine without one (Paddle's Unavailable)."""
+
+
 class NotFound(MinipaddleError, KeyError):
     """A named thing (op, kernel, variable) does not exist."""
 
@@ -63,6 +67,10 @@ def precondition_not_met(op: str, message: str, hint: str | None = None) -> Prec
 
 def resource_exhausted(op: str, message: str, hint: str | None = None) -> ResourceExhausted:
     return ResourceExhausted(_format("ResourceExhausted", op, message, hint))
+
+
+def unavailable(op: str, message: str, hint: str | None = None) -> Unavailable:
+    return Unavailable(_format("Unavailable", op, message, hint))
 
 
 def not_found(op: str, message: str, hint: str | None = None) -> NotFound:

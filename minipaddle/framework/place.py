@@ -1,9 +1,12 @@
 """Places (devices), after Paddle: `CPUPlace()`, `CUDAPlace(0)`, `set_device("gpu:0")`.
 
 A place names where a tensor's memory lives and so which backend's kernels run. The
-kernel registry keys kernels by `place.backend` ("cpu" or "cuda").
+kernel registry keys kernels by `place.backend` ("cpu" or "gpu"). A tensor's place is read off
+its storage: a numpy array lives on the CPU, a numba device array on the GPU (framework/gpu.py).
 """
 from __future__ import annotations
+
+import numpy as np
 
 from .errors import invalid_argument
 
@@ -29,7 +32,7 @@ class Place:
         return self.backend == "cpu"
 
     def is_gpu_place(self) -> bool:
-        return self.backend == "cuda"
+        return self.backend == "gpu"
 
 
 def CPUPlace() -> Place:  # noqa: N802 - Paddle's name
@@ -39,7 +42,7 @@ def CPUPlace() -> Place:  # noqa: N802 - Paddle's name
 def CUDAPlace(device_id: int = 0) -> Place:  # noqa: N802 - Paddle's name
     if not isinstance(device_id, int) or device_id < 0:
         raise invalid_argument("CUDAPlace", f"got device_id={device_id!r}, expected an int >= 0.")
-    return Place("cuda", device_id)
+    return Place("gpu", device_id)
 
 
 _CPU = Place("cpu")
@@ -61,26 +64,38 @@ def _parse_device(device: str) -> Place:
 
 def cuda_available() -> bool:
     """True when numba.cuda is installed and sees a GPU (or its simulator is on)."""
-    try:
-        from numba import cuda
-    except ImportError:
-        return False
-    try:
-        return bool(cuda.is_available())
-    except Exception:  # a broken driver install is 'not available', not a crash
-        return False
+    from . import gpu
+    return gpu.available()
 
 
 def set_device(device: str) -> Place:
     """`paddle.set_device("cpu")` / `"gpu:0"`: the place new tensors are created on."""
     global _current
-    place = _parse_device(device)
-    if place.backend == "cuda" and not cuda_available():
-        raise invalid_argument(
-            "set_device", f"got {device!r}, but no CUDA GPU is available here.",
-            hint="install the 'cuda' extra on a machine with an NVIDIA GPU, or use 'cpu'.")
+    place = require(_parse_device(device), "set_device")
     _current = place
     return place
+
+
+def require(place: Place, op: str) -> Place:
+    """`place`, after checking it exists here: a GPU place loads numba.cuda and selects that device."""
+    if place.backend == "gpu":
+        from . import gpu
+        if not gpu.available():
+            raise invalid_argument(
+                op, f"got {place}, but no CUDA GPU is available here.",
+                hint="install the 'cuda' extra (pip install minipaddle[cuda]) on a machine with an NVIDIA GPU, "
+                     "set NUMBA_ENABLE_CUDASIM=1 for numba's simulator, or use 'cpu'.")
+        gpu.select(place.device_id)
+        gpu.cuda()
+    return place
+
+
+def place_of(array) -> Place:
+    """Where `array` lives: the current GPU for a device array, else the CPU."""
+    if type(array) is np.ndarray:
+        return _CPU
+    from . import gpu
+    return Place("gpu", gpu.current_device_id()) if gpu.is_device_array(array) else _CPU
 
 
 def get_device() -> str:

@@ -25,7 +25,7 @@ from .errors import not_found, unimplemented
 
 
 class KernelKey(NamedTuple):
-    backend: str        # "cpu" | "cuda"
+    backend: str        # "cpu" | "gpu" (a Place's backend)
     dtype: np.dtype     # the dtype of the op's first tensor input (PHI's kernel dtype)
 
 
@@ -225,6 +225,9 @@ def select_kernel(op: OpDef, key: KernelKey) -> Kernel:
     if not bucket:
         have = sorted(f"{k.backend}/{k.dtype}" for k in op.kernels)
         what = _WHY_NO_KERNEL.get(key.dtype.kind, "")
+        if key.backend == "gpu" and any(k.backend == "cpu" and k.dtype == key.dtype for k in op.kernels):
+            raise unimplemented(op.name, f"no GPU kernel for dtype {key.dtype} yet (the CPU has one).",
+                                hint="run this op on the CPU: x.cpu(), then .cuda() on its result.")
         raise unimplemented(
             op.name, f"no kernel registered for backend '{key.backend}' and dtype {key.dtype}.{what}",
             hint=f"registered: {', '.join(have) or 'none'}. Cast the input with .astype(...).")
@@ -254,3 +257,34 @@ def kernel_fn(op: OpDef, key: KernelKey) -> Callable:
             fn = kernel_hook(op, key, fn)
         op._chosen[key] = fn
     return fn
+
+
+
+# The array types a kernel may return as they are: numpy's, and the GPU's device array once the GPU
+# backend loads (framework/gpu.py adds it to both sets). Anything else (a numpy scalar, a Python
+# number) is wrapped as a numpy array.
+ARRAY_TYPES: set = {np.ndarray}
+DEVICE_ARRAY_TYPES: set = set()
+
+
+def backend_of(array) -> str:
+    """The backend whose kernels take `array`: "gpu" for a device array, else "cpu"."""
+    return "gpu" if type(array) in DEVICE_ARRAY_TYPES else "cpu"
+
+
+def run_kernel(op: OpDef, arrays, attrs: dict, backend: str = "cpu", metas=None):
+    """The one place an op computes on arrays: pick the kernel for (backend, dtype) and run it.
+
+    Eager dispatch, the static Executor, constant folding and fusion's reference path all call
+    this; `backend` is the inputs' place (`Place.backend`: "cpu" or "gpu"). Returns an array or a
+    tuple of arrays; a kernel's scalar result becomes an array of the dtype infer_meta gave (`metas`).
+    """
+    fn = op._chosen.get((backend, arrays[op.kernel_input].dtype))
+    if fn is None:
+        fn = kernel_fn(op, KernelKey(backend, arrays[op.kernel_input].dtype))
+    result = fn(*arrays, **attrs) if attrs else fn(*arrays)
+    if type(result) is tuple:
+        return tuple(r if type(r) in ARRAY_TYPES else np.asarray(r, dtype=m.dtype) for r, m in zip(result, metas))
+    if type(result) in ARRAY_TYPES:
+        return result
+    return np.asarray(result, dtype=None if metas is None else metas.dtype)

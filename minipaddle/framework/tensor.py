@@ -1,6 +1,7 @@
 """Tensor: a numpy array plus what autograd needs (stop_gradient, grad, the node that made it).
 
-A Tensor's storage is `_data`, a numpy ndarray. Everything else has a class-level
+A Tensor's storage is `_data`: a numpy ndarray on the CPU, a numba device array on the GPU
+(framework/gpu.py); its place is read off that type. Everything else has a class-level
 default so that wrapping a kernel's result costs two attribute writes. Math methods
 and operators (`x + y`, `x.sum()`) are attached from the op library in
 `framework/ops/tensor_methods.py`, as Paddle patches its own Tensor class.
@@ -17,7 +18,7 @@ from .autograd.engine import grad_edge, run_backward
 from .autograd.node import HookHandle, VersionCounter
 from .dtype import BFLOAT16_NP, to_paddle_dtype
 from .errors import invalid_argument, precondition_not_met
-from .place import CPUPlace, Place
+from .place import CPUPlace, Place, place_of
 
 _names = itertools.count()
 
@@ -55,7 +56,7 @@ class Tensor:
 
     @property
     def place(self) -> Place:
-        return CPUPlace()
+        return CPUPlace() if type(self._data) is np.ndarray else place_of(self._data)
 
     @property
     def ndim(self) -> int:
@@ -103,21 +104,25 @@ class Tensor:
 
     # ---- data out ----------------------------------------------------------------------
     def numpy(self) -> np.ndarray:
-        return self._data
+        """The values as a numpy array: this tensor's own storage on the CPU, a host copy from the GPU."""
+        data = self._data
+        return data if type(data) is np.ndarray else data.copy_to_host()
 
     def __array__(self, dtype=None, copy=None):
-        return self._data if dtype is None else self._data.astype(dtype)
+        data = self.numpy()
+        return data if dtype is None else data.astype(dtype)
 
     def item(self, *index):
+        data = self.numpy()
         if index:
-            return self._data.item(*index)
-        if self._data.size != 1:
-            raise invalid_argument("item", f"the tensor has {self._data.size} elements, expected exactly 1.",
+            return data.item(*index)
+        if data.size != 1:
+            raise invalid_argument("item", f"the tensor has {data.size} elements, expected exactly 1.",
                                    hint="pass an index, e.g. x.item(0), or use x.numpy().")
-        return self._data.item()
+        return data.item()
 
     def tolist(self):
-        return self._data.tolist()
+        return self.numpy().tolist()
 
     def __float__(self) -> float:
         return float(self.item())
@@ -134,7 +139,7 @@ class Tensor:
         if self._data.size != 1:
             raise invalid_argument("bool", f"the truth value of a tensor with {self._data.size} elements is "
                                            "ambiguous.", hint="use paddle.any(x) or paddle.all(x).")
-        return bool(self._data.item())
+        return bool(self.item())
 
     def __hash__(self) -> int:
         return id(self)
@@ -155,7 +160,7 @@ class Tensor:
     def gradient(self) -> np.ndarray | None:
         """The gradient as a numpy array (a copy), or None before backward: Paddle's older spelling of
         `x.grad.numpy()`."""
-        return None if self._grad is None else np.array(self._grad._data)
+        return None if self._grad is None else np.array(self._grad.numpy())
 
     def clear_grad(self, set_to_zero: bool = True) -> None:
         """Paddle semantics: zero the stored gradient in place (or drop it)."""
@@ -250,7 +255,7 @@ class Tensor:
 
     # ---- display ---------------------------------------------------------------------
     def __repr__(self) -> str:
-        data = self._data
+        data = self.numpy()
         options = {}
         if data.dtype.kind == "c":  # Paddle's style: (1.00000000+2.00000000j), aligned to the widest
             options["formatter"] = {"complexfloat": _complex_formatter(data)}

@@ -21,3 +21,22 @@ def test_cuda_queries_agree_with_numba():
     assert isinstance(count, int) and (count > 0) == cuda_available()
     assert paddle.device.is_compiled_with_rocm() is False and paddle.device.is_compiled_with_xpu() is False
     assert paddle.device.cuda.synchronize() is None and paddle.device.cuda.empty_cache() is None
+
+
+def test_importing_minipaddle_leaves_numba_cuda_unloaded():
+    import subprocess
+    import sys
+    code = "import sys, minipaddle; print('numba.cuda' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+@pytest.mark.skipif(cuda_available(), reason="checks the error on a machine without a GPU")
+def test_asking_for_a_missing_gpu_is_a_clear_error():
+    with pytest.raises(InvalidArgument, match="set_device: got Place\\(gpu:0\\), but no CUDA GPU is available"):
+        paddle.set_device("gpu")
+    with pytest.raises(InvalidArgument, match="to_tensor: got Place\\(gpu:0\\), but no CUDA GPU"):
+        paddle.to_tensor([1.0], place=paddle.CUDAPlace(0))
+    with pytest.raises(InvalidArgument, match="Tensor.to: got Place\\(gpu:0\\)"):
+        paddle.ones([2]).cuda()
+    assert paddle.device.get_device() == "cpu"

@@ -237,13 +237,17 @@ def _kernels(name: str, dtype: str = "float32") -> dict:
 
 def test_gelu_runs_a_numba_ufunc_built_from_its_primitive():
     d = describe("gelu")
-    serial = [k for k in d["kernels"] if k["name"] != "numba_parallel"]   # (bfloat16: the float32 one, wrapped)
+    cpu = [k for k in d["kernels"] if k["backend"] == "cpu"]
+    serial = [k for k in cpu if k["name"] != "numba_parallel"]   # (bfloat16: the float32 one, wrapped)
     assert [k["dtype"] for k in serial] == ["bfloat16", "float16", "float32", "float64"]
     for k in serial:
         assert k["name"] == "numba" and k["default"]
         assert k["location"].endswith(os.path.join("ops", "primitives.py") + f":{_line_of('gelu')}")
-    parallel = [k for k in d["kernels"] if k["name"] == "numba_parallel"]
+    parallel = [k for k in cpu if k["name"] == "numba_parallel"]
     assert [k["dtype"] for k in parallel] == ["float32", "float64"] and not any(k["default"] for k in parallel)
+    gpu = [k for k in d["kernels"] if k["backend"] == "gpu"]     # one definition, every device
+    assert [k["dtype"] for k in gpu] == ["float16", "float32", "float64"]
+    assert all(k["location"].endswith(os.path.join("ops", "primitives.py") + f":{_line_of('gelu')}") for k in gpu)
 
 
 def _line_of(primitive: str) -> int:

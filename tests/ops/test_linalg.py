@@ -70,8 +70,10 @@ def test_numba_kernel_handles_blocks_larger_than_a_tile():
 def test_both_kernels_are_registered_and_blas_is_the_default():
     from minipaddle.framework.ops import describe
     d = describe("matmul")
-    float32 = {k["name"]: k["default"] for k in d["kernels"] if k["dtype"] == "float32"}
+    float32 = {k["name"]: k["default"] for k in d["kernels"] if k["dtype"] == "float32" and k["backend"] == "cpu"}
     assert float32 == {"blas": True, "numba": False}
+    on_gpu = [k["name"] for k in d["kernels"] if k["dtype"] == "float32" and k["backend"] == "gpu"]
+    assert {"cuda_naive", "cuda_tiled", "cuda_regblock", "cuda_bankfree"} <= set(on_gpu)   # the progression
 
 
 def test_selecting_the_numba_kernel_gives_the_same_result():

@@ -25,15 +25,16 @@ from __future__ import annotations
 import inspect
 
 from ..registry import OPS, get_op
-from . import (activation, building, compare, complex, conv, conv3d, counting, ctc, cumulative, elementwise,  # noqa: F401
-               indexing, linalg, loss, manipulation, nn_ops, norm, patches, pooling, pooling3d, reduction, sampling,
-               softmax, sorting, viterbi)
+from . import (activation, building, compare, complex, conv, conv3d, counting, ctc, cumulative, device,  # noqa: F401
+               elementwise, indexing, linalg, loss, manipulation, nn_ops, norm, patches, pooling, pooling3d,
+               reduction, sampling, softmax, sorting, viterbi)
 from .bfloat16 import register_bfloat16_kernels
 
 FAMILIES = (elementwise, activation, compare, reduction, softmax, manipulation, indexing, linalg, sorting,
             cumulative, building, counting, complex)
 NN_FAMILIES = (nn_ops, norm, conv, conv3d, pooling, pooling3d, loss, ctc, patches, sampling, viterbi)
 register_bfloat16_kernels()  # after every family has registered its ops and kernels (bfloat16.py)
+from ..kernels import cuda_registry  # noqa: E402,F401 - GPU kernels, named lazily: no numba.cuda import
 
 
 def list_ops() -> list[str]:

@@ -11,6 +11,7 @@ from numbers import Number
 
 import numpy as np
 
+from .. import gpu
 from ..dtype import BFLOAT16_NP, complex_of, convert_dtype, default_float
 from ..errors import invalid_argument, invalid_type
 from ..registry import MetaTensor
@@ -96,20 +97,27 @@ def _promote_complex(a: np.dtype, b: np.dtype) -> np.dtype:
     return complex_one
 
 
+def follow_place(t: Tensor, partner: Tensor) -> Tensor:
+    """A Python scalar wrapped as `t` lives where the tensor it combines with lives."""
+    if type(partner._data) is not np.ndarray and gpu.is_device_array(partner._data):
+        t._data = gpu.to_device(t._data)
+    return t
+
+
 def binary_operands(op: str, x, y) -> tuple[Tensor, Tensor]:
     """Turn (Tensor|scalar, Tensor|scalar) into two Tensors of one dtype."""
     if type(x) is Tensor and type(y) is Tensor and x._data.dtype == y._data.dtype:
         return x, y  # the common case, kept cheap: it is on every binary op's path
     if not isinstance(x, Tensor):
         if isinstance(y, Tensor) and isinstance(x, (Number, np.number)):
-            x = scalar_tensor(x, y._data.dtype, op)
+            x = follow_place(scalar_tensor(x, y._data.dtype, op), y)
         elif isinstance(x, np.ndarray):  # ndarray (op) Tensor: numpy defers to us
-            x = Tensor._wrap(x.astype(y._data.dtype) if x.dtype == np.float64 else x)
+            x = follow_place(Tensor._wrap(x.astype(y._data.dtype) if x.dtype == np.float64 else x), y)
         else:
             x = as_tensor(op, "x", x)
     if not isinstance(y, Tensor):
         if isinstance(y, (Number, np.number)):
-            y = scalar_tensor(y, x._data.dtype, op)
+            y = follow_place(scalar_tensor(y, x._data.dtype, op), x)
         else:
             y = as_tensor(op, "y", y)
     dx, dy = x._data.dtype, y._data.dtype

@@ -2,8 +2,8 @@
 
 A `Scope` holds values by variable name (parameters and optimizer state live there between
 runs). `Executor.run(program, feed, fetch_list)` checks the feeds, then walks the block's ops in
-order: a registry op runs its `infer_meta` and the kernel `registry.kernel_fn` picks, exactly as
-`dispatch` does in eager mode; ops with no kernel key (initializers, control flow, optimizer
+order: a registry op runs its `infer_meta`, then `registry.run_kernel`, exactly as `dispatch`
+does in eager mode; ops with no kernel key (initializers, control flow, optimizer
 updates, backward rules run at run time) go through the `STATIC_OPS` table.
 
     exe = paddle.static.Executor(paddle.CPUPlace())
@@ -20,7 +20,7 @@ import numpy as np
 from .. import autotune, instrument
 from ..thread_modes import modes
 from ..errors import MinipaddleError, invalid_argument, not_found, precondition_not_met
-from ..registry import KernelKey, get_op, kernel_fn
+from ..registry import backend_of, get_op, run_kernel
 from ..tensor import Tensor
 from .builder import default_main_program, eager_guard
 from .static_ops import STATIC_OPS
@@ -390,16 +390,12 @@ def _run_kernel(step: _Step, env: dict) -> None:
     arrays = [env[n] for n in step.ins]
     opdef, attrs = step.opdef, step.attrs
     metas = opdef.infer_meta(*arrays, **attrs)
-    first = arrays[opdef.kernel_input]
-    fn = opdef._chosen.get(("cpu", first.dtype))
-    if fn is None:
-        fn = kernel_fn(opdef, KernelKey("cpu", first.dtype))
-    result = fn(*arrays, **attrs)
+    result = run_kernel(opdef, arrays, attrs, backend_of(arrays[opdef.kernel_input]), metas)
     if type(result) is not tuple:
-        env[step.outs[0]] = result if type(result) is np.ndarray else np.asarray(result, dtype=metas.dtype)
+        env[step.outs[0]] = result
     else:
-        for name, r, m in zip(step.outs, result, metas):
-            env[name] = r if type(r) is np.ndarray else np.asarray(r, dtype=m.dtype)
+        for name, r in zip(step.outs, result):
+            env[name] = r
 
 
 def _emit_op(block: Block, index: int, op, env: dict, start: int) -> None:

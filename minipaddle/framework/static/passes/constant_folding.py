@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import MinipaddleError
-from ...registry import OPS, KernelKey, kernel_fn
+from ...registry import OPS, backend_of, run_kernel
 from ..static_ops import STATIC_OPS
 from ..program import Block, Operator, Program
 from .common import CONSTANT_OPS, RANDOM_OPS, fetch_names, is_fed, is_persistable, run_pass, writers
@@ -47,9 +47,8 @@ def _evaluate(op: Operator, known: dict) -> np.ndarray | None:
         return None
     arrays = [known[n] for n in names]
     try:
-        opdef.infer_meta(*arrays, **op.attrs)
-        fn = kernel_fn(opdef, KernelKey("cpu", arrays[opdef.kernel_input].dtype))
-        out = fn(*arrays, **op.attrs)
+        metas = opdef.infer_meta(*arrays, **op.attrs)
+        out = run_kernel(opdef, arrays, op.attrs, backend_of(arrays[opdef.kernel_input]), metas)
     except (MinipaddleError, ValueError, TypeError, ArithmeticError):
         return None  # left as it is: running the program reports the error where it happens
     return None if isinstance(out, tuple) else np.asarray(out)

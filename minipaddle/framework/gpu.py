@@ -1,0 +1,98 @@
+"""The GPU backend's entry point: numba.cuda, loaded the first time a GPU is asked for.
+
+`import minipaddle` never imports numba.cuda (it takes a second and needs a driver); the first
+`set_device("gpu")`, `to_tensor(..., place="gpu")` or `x.cuda()` calls `cuda()` here, which
+imports it, checks that a device (or the simulator, NUMBA_ENABLE_CUDASIM=1) is there, and makes
+the device array a type kernels may return (registry.ARRAY_TYPES).
+
+A GPU tensor's storage is a C-contiguous numba device array: `_data` of a Tensor on the GPU.
+Moving data between host and device happens here and nowhere else:
+
+    to_device(np_array) -> device array        to_host(device_array) -> np.ndarray
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import registry
+from .errors import invalid_argument, unavailable
+
+_cuda = None            # the numba.cuda module, once loaded
+_device_types: tuple = ()
+
+
+def available() -> bool:
+    """True when numba.cuda imports and sees a GPU (or its simulator is on). Loads numba.cuda."""
+    try:
+        from numba import cuda as numba_cuda
+    except ImportError:
+        return False
+    try:
+        return bool(numba_cuda.is_available())
+    except Exception:  # a broken driver install is 'not available', not a crash
+        return False
+
+
+def cuda():
+    """numba.cuda, after checking a GPU is there; the first call registers the device array type."""
+    global _cuda, _device_types
+    if _cuda is not None:
+        return _cuda
+    if not available():
+        raise unavailable("gpu", "no CUDA GPU is available here (numba.cuda finds none).",
+                          hint="install the 'cuda' extra (pip install minipaddle[cuda]) on a machine with an "
+                               "NVIDIA GPU, set NUMBA_ENABLE_CUDASIM=1 for the simulator, or stay on the CPU.")
+    from numba import cuda as numba_cuda
+    probe = numba_cuda.device_array(1, np.float32)
+    _device_types = (type(probe),)
+    registry.ARRAY_TYPES.update(_device_types)
+    registry.DEVICE_ARRAY_TYPES.update(_device_types)
+    _cuda = numba_cuda
+    return _cuda
+
+
+def device_count() -> int:
+    if not available():
+        return 0
+    from numba import cuda as numba_cuda
+    return len(numba_cuda.gpus)
+
+
+def select(device_id: int) -> None:
+    """Make GPU `device_id` the one new device arrays are allocated on (one GPU per process at a time)."""
+    count = device_count()
+    if device_id >= count:
+        raise invalid_argument("CUDAPlace", f"got device id {device_id}, but {count} GPU(s) are visible "
+                                            f"(ids 0..{count - 1})." if count else
+                               f"got device id {device_id}, but no GPU is visible.")
+    if count > 1:
+        cuda().select_device(device_id)
+
+
+def current_device_id() -> int:
+    return 0 if _cuda is None or len(_cuda.gpus) < 2 else _cuda.get_current_device().id
+
+
+def is_device_array(array) -> bool:
+    return _device_types != () and type(array) in _device_types
+
+
+def to_device(array: np.ndarray):
+    """A device copy of a host array (made C-contiguous first: kernels index it flat)."""
+    array = np.asarray(array)
+    if array.dtype.kind in "OUSV" and array.dtype.names is None:
+        raise invalid_argument("to_device", f"a {array.dtype} array cannot live on the GPU.",
+                               hint="the GPU holds bool, integer, float16/32/64 and complex tensors.")
+    return cuda().to_device(np.ascontiguousarray(array))
+
+
+def to_host(array) -> np.ndarray:
+    """A host copy of a device array (a numpy array is returned as it is)."""
+    if type(array) is np.ndarray:
+        return array
+    return array.copy_to_host()
+
+
+def synchronize() -> None:
+    if _cuda is not None:
+        _cuda.synchronize()
