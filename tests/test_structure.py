@@ -32,6 +32,9 @@ KNOWN_LONG_FILES: dict[str, str] = {
     "function and each infer_meta (STYLE: go-to-definition lands on it), not built in a factory",
     "minipaddle/framework/ops/activation.py": "the activations Paddle has, each with its infer_meta, grad and "
     "kernels written out",
+    "minipaddle/framework/ops/reduction.py": "every reduction spelled out with its own infer_meta and public def "
+    "(STYLE: go-to-definition), not built in a factory",
+    "minipaddle/framework/ops/manipulation.py": "the reshape/transpose family, each op with its own infer_meta",
     "minipaddle/jit/io.py": "jit.save/load with every converted method and the old file names",
     "minipaddle/framework/static/program.py": "Program, Block, Variable, Operator and their cloning in one place",
     "minipaddle/hapi/model.py": "paddle.Model's one class (prepare/fit/evaluate/predict/save/load)",

@@ -49,6 +49,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import instrument, registry
+from .kernels.numba_cache import minipaddle_cache_dir
 from .registry import KernelKey, OpDef
 
 __all__ = ["TunedKernel", "cache_entries", "cache_path", "configure_dataloader", "configure_kernel",
@@ -286,8 +287,10 @@ def configure_kernel(enable: bool = True, tuning_range=(1, 10), cache_dir: Any =
     """Turn kernel tuning on or off; tune while tuning_range[0] <= step id < tuning_range[1]."""
     start, end = int(tuning_range[0]), int(tuning_range[1])
     _status.tuning_range = (start, end)
-    _status.cache_dir = _default_cache_dir() if cache_dir == "default" else (
-        None if cache_dir is None else Path(cache_dir))
+    if cache_dir == "default":
+        _status.cache_dir = minipaddle_cache_dir("autotune", "MINIPADDLE_AUTOTUNE_CACHE")
+    else:
+        _status.cache_dir = None if cache_dir is None else Path(cache_dir)
     _status.kernel_enabled = bool(enable)
     _table.clear()
     _reported.clear()
@@ -370,14 +373,6 @@ def reset() -> None:
 
 
 # ---- persistence ------------------------------------------------------------------------------------
-def _default_cache_dir() -> Path:
-    env = os.environ.get("MINIPADDLE_AUTOTUNE_CACHE")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "minipaddle" / "autotune"
-
-
 def machine_id() -> str:
     """Names the machine a decision holds for: CPU model, core count, architecture, numpy version."""
     model = platform.processor() or ""

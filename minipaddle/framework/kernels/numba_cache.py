@@ -12,6 +12,9 @@ process compiles again). Either way it says so in one warning.
 The temporary directory is created for this user alone (mode 0700) and used only if it is a real
 directory this user owns that nobody else can write: numba's cache files are pickles, so a directory
 another user could fill would let them run code in this process.
+
+minipaddle's own cache folders (fused kernels' source files, the autotuner's decisions) are found by
+`minipaddle_cache_dir`: an environment variable, else the XDG cache directory.
 """
 from __future__ import annotations
 
@@ -20,12 +23,22 @@ import stat
 import sys
 import tempfile
 import warnings
+from pathlib import Path
 
 _KERNEL_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cpu", "__pycache__")
 
 # What configure() decided: "default" (numba's own places work), "user" (NUMBA_CACHE_DIR was set),
 # "temporary" (a private temporary directory) or "off" (no cache anywhere).
 status = "unconfigured"
+
+
+def minipaddle_cache_dir(name: str, env_var: str) -> Path:
+    """`$env_var` if set, else `$XDG_CACHE_HOME/minipaddle/<name>`, else `~/.cache/minipaddle/<name>`."""
+    env = os.environ.get(env_var)
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "minipaddle" / name
 
 
 def _writable(path: str) -> bool:

@@ -29,7 +29,6 @@ from ..registry import LazyKernel, MetaTensor, add_kernel, new_meta, register_op
 from ..tensor import Tensor
 
 CONV_FLOATS = ("float32", "float64")
-_KERNELS = "minipaddle.framework.kernels.cpu.im2col"
 GEOMETRY = ("strides", "paddings", "dilations", "groups")
 
 
@@ -180,18 +179,21 @@ CONV2D_TRANSPOSE = register_op("conv2d_transpose", inputs=("x", "weight"), infer
 CONV2D_GRAD_FILTER = register_op("conv2d_grad_filter", inputs=("x", "dout"), infer_meta=conv2d_grad_filter_meta,
                                  backward=conv2d_grad_filter_grad, save=("x", "dout"),
                                  attrs={**_ATTRS, "filter_size": (tuple, (1, 1))})
-add_kernel("conv2d", "cpu", CONV_FLOATS, LazyKernel(f"{_KERNELS}:conv2d_im2col"), name="im2col")
-add_kernel("conv2d_transpose", "cpu", CONV_FLOATS, LazyKernel(f"{_KERNELS}:conv2d_transpose_col2im"),
-           name="col2im")
-add_kernel("conv2d_grad_filter", "cpu", CONV_FLOATS, LazyKernel(f"{_KERNELS}:conv2d_grad_filter_im2col"),
-           name="im2col")
+add_kernel("conv2d", "cpu", CONV_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.im2col:conv2d_im2col"), name="im2col")
+add_kernel("conv2d_transpose", "cpu", CONV_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.im2col:conv2d_transpose_col2im"), name="col2im")
+add_kernel("conv2d_grad_filter", "cpu", CONV_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.im2col:conv2d_grad_filter_im2col"), name="im2col")
 # The direct numba loops (kernels/cpu/conv_direct.py): no im2col copy, faster for few channels. im2col stays
 # the default (higher priority); with autotune on, both are timed per shape class and the faster one runs.
-_DIRECT = "minipaddle.framework.kernels.cpu.conv_direct"
-add_kernel("conv2d", "cpu", CONV_FLOATS, LazyKernel(f"{_DIRECT}:conv2d_direct"), name="direct", priority=-1)
-add_kernel("conv2d_transpose", "cpu", CONV_FLOATS, LazyKernel(f"{_DIRECT}:conv2d_transpose_direct"),
+add_kernel("conv2d", "cpu", CONV_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.conv_direct:conv2d_direct"), name="direct", priority=-1)
+add_kernel("conv2d_transpose", "cpu", CONV_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.conv_direct:conv2d_transpose_direct"),
            name="direct", priority=-1)
-add_kernel("conv2d_grad_filter", "cpu", CONV_FLOATS, LazyKernel(f"{_DIRECT}:conv2d_grad_filter_direct"),
+add_kernel("conv2d_grad_filter", "cpu", CONV_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.conv_direct:conv2d_grad_filter_direct"),
            name="direct", priority=-1)
 
 

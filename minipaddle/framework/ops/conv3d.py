@@ -21,7 +21,6 @@ from ..registry import LazyKernel, MetaTensor, add_kernel, new_meta, register_op
 from ..tensor import Tensor
 from .conv import CONV_FLOATS, check_geometry, conv_out_size
 
-_KERNELS = "minipaddle.framework.kernels.cpu.conv3d"
 _DIMS = ("depth", "height", "width")
 
 
@@ -149,9 +148,11 @@ CONV3D_TRANSPOSE = register_op("conv3d_transpose", inputs=("x", "weight"), infer
 CONV3D_GRAD_FILTER = register_op("conv3d_grad_filter", inputs=("x", "dout"), infer_meta=conv3d_grad_filter_meta,
                                  backward=conv3d_grad_filter_grad, save=("x", "dout"),
                                  attrs={**_ATTRS, "filter_size": (tuple, (1, 1, 1))})
-add_kernel("conv3d", "cpu", CONV_FLOATS, LazyKernel(f"{_KERNELS}:conv3d_taps"), name="taps")
-add_kernel("conv3d_transpose", "cpu", CONV_FLOATS, LazyKernel(f"{_KERNELS}:conv3d_transpose_taps"), name="taps")
-add_kernel("conv3d_grad_filter", "cpu", CONV_FLOATS, LazyKernel(f"{_KERNELS}:conv3d_grad_filter_taps"), name="taps")
+add_kernel("conv3d", "cpu", CONV_FLOATS, LazyKernel("minipaddle.framework.kernels.cpu.conv3d:conv3d_taps"), name="taps")
+add_kernel("conv3d_transpose", "cpu", CONV_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.conv3d:conv3d_transpose_taps"), name="taps")
+add_kernel("conv3d_grad_filter", "cpu", CONV_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.conv3d:conv3d_grad_filter_taps"), name="taps")
 
 
 def conv3d_ncdhw(x: Tensor, weight: Tensor, strides: tuple, paddings: tuple, dilations: tuple, groups: int) -> Tensor:

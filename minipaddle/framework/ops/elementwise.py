@@ -217,10 +217,13 @@ register_elementwise_kernels("minimum", P.minimum, np.minimum, floats_only=False
 register_elementwise_kernels("divide", P.divide, np.divide)
 register_elementwise_kernels("remainder", None, np.remainder, floats_only=False)  # Python's sign rule, as Paddle
 register_elementwise_kernels("elementwise_pow", None, np.power)
-for _name, _primitive in (("add", P.add), ("subtract", P.subtract), ("multiply", P.multiply),
-                          ("divide", P.divide), ("maximum", P.maximum), ("minimum", P.minimum),
-                          ("elementwise_pow", _pow_primitive)):
-    register_parallel_kernel(_name, _primitive)
+register_parallel_kernel("add", P.add)
+register_parallel_kernel("subtract", P.subtract)
+register_parallel_kernel("multiply", P.multiply)
+register_parallel_kernel("divide", P.divide)
+register_parallel_kernel("maximum", P.maximum)
+register_parallel_kernel("minimum", P.minimum)
+register_parallel_kernel("elementwise_pow", _pow_primitive)
 
 
 def _int_floor_divide(x, y):
@@ -623,16 +626,32 @@ def ceil(x, name=None) -> Tensor:
 def round(x, name=None) -> Tensor:  # noqa: A001
     """x rounded to the nearest integer, halves away from zero; its gradient is zero. Math: primitives.py::round."""
     return dispatch(ROUND, (as_tensor("round", "x", x),))
-for _name, _primitive in (("exp", P.exp), ("log", P.log), ("sqrt", P.sqrt), ("tanh", P.tanh)):
-    register_parallel_kernel(_name, _primitive)
+
+
+register_parallel_kernel("exp", P.exp)
+register_parallel_kernel("log", P.log)
+register_parallel_kernel("sqrt", P.sqrt)
+register_parallel_kernel("tanh", P.tanh)
 
 # complex64 / complex128: numpy's ufuncs (abs gives the real magnitude, sign z / |z|); ops Paddle has no complex
 # kernel for (maximum, floor, rsqrt, ...) have none here either, and say so when called
-for _name, _fn in (("add", np.add), ("subtract", np.subtract), ("multiply", np.multiply), ("divide", np.divide),
-                   ("elementwise_pow", np.power), ("neg", np.negative), ("abs", np.abs), ("exp", np.exp),
-                   ("log", np.log), ("log1p", np.log1p), ("sqrt", np.sqrt), ("reciprocal", np.reciprocal),
-                   ("square", np.square), ("sin", np.sin), ("cos", np.cos), ("tanh", np.tanh), ("sign", np.sign)):
-    add_kernel(_name, "cpu", COMPLEX, _quiet(_fn), name="numpy")
+add_kernel("add", "cpu", COMPLEX, _quiet(np.add), name="numpy")
+add_kernel("subtract", "cpu", COMPLEX, _quiet(np.subtract), name="numpy")
+add_kernel("multiply", "cpu", COMPLEX, _quiet(np.multiply), name="numpy")
+add_kernel("divide", "cpu", COMPLEX, _quiet(np.divide), name="numpy")
+add_kernel("elementwise_pow", "cpu", COMPLEX, _quiet(np.power), name="numpy")
+add_kernel("neg", "cpu", COMPLEX, _quiet(np.negative), name="numpy")
+add_kernel("abs", "cpu", COMPLEX, _quiet(np.abs), name="numpy")
+add_kernel("exp", "cpu", COMPLEX, _quiet(np.exp), name="numpy")
+add_kernel("log", "cpu", COMPLEX, _quiet(np.log), name="numpy")
+add_kernel("log1p", "cpu", COMPLEX, _quiet(np.log1p), name="numpy")
+add_kernel("sqrt", "cpu", COMPLEX, _quiet(np.sqrt), name="numpy")
+add_kernel("reciprocal", "cpu", COMPLEX, _quiet(np.reciprocal), name="numpy")
+add_kernel("square", "cpu", COMPLEX, _quiet(np.square), name="numpy")
+add_kernel("sin", "cpu", COMPLEX, _quiet(np.sin), name="numpy")
+add_kernel("cos", "cpu", COMPLEX, _quiet(np.cos), name="numpy")
+add_kernel("tanh", "cpu", COMPLEX, _quiet(np.tanh), name="numpy")
+add_kernel("sign", "cpu", COMPLEX, _quiet(np.sign), name="numpy")
 
 
 def add_n(inputs, name=None) -> Tensor:

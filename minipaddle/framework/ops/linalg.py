@@ -12,20 +12,11 @@ import numpy as np
 
 from ..dispatch import dispatch
 from ..errors import InvalidArgument, invalid_argument, invalid_type
-from ..registry import LazyKernel, MetaTensor, add_kernel, register_op
+from ..registry import LazyKernel, MetaTensor, add_kernel, new_meta, register_op
 from ..tensor import Tensor
 from ..kernels.cpu.elementwise import upcast_bfloat16
-from .common import BFLOAT16, COMPLEX, FLOATS, INTS, as_tensor, broadcast_shape, promote_types
+from .common import BFLOAT16, COMPLEX, FLOATS, INTS, as_tensor, broadcast_shape, promote_types, same_dtype
 from .complex import conj_if_complex
-
-_new_meta = tuple.__new__  # MetaTensor without NamedTuple's keyword handling: matmul is hot
-
-
-def _same_dtype(op: str, x, y) -> None:
-    if x.dtype != y.dtype:
-        raise invalid_argument(op, f"x has dtype {x.dtype} but y has dtype {y.dtype}; expected the same dtype.",
-                               hint="cast one of them with .astype(...).")
-
 
 def _mismatch(op: str, x_shape, y_shape, x_dim: str, k_x: int, y_dim: str, k_y: int) -> InvalidArgument:
     return invalid_argument(
@@ -42,9 +33,9 @@ def matmul_meta(x, y, transpose_x=False, transpose_y=False) -> MetaTensor:
     # The common case first, in as few steps as possible: it runs on every eager matmul.
     if len(xs) == 2 and len(ys) == 2 and not (transpose_x or transpose_y) and xs[1] == ys[0] \
             and x.dtype == y.dtype and xs[1] != -1:
-        return _new_meta(MetaTensor, ((xs[0], ys[1]), x.dtype))
-    _same_dtype("matmul", x, y)
-    return _new_meta(MetaTensor, (_matmul_shape(xs, ys, transpose_x, transpose_y), x.dtype))
+        return new_meta((xs[0], ys[1]), x.dtype)
+    same_dtype("matmul", x, y)
+    return new_meta(_matmul_shape(tuple(xs), tuple(ys), transpose_x, transpose_y), x.dtype)  # (any shape type)
 
 
 def _matmul_shape(xs: tuple, ys: tuple, transpose_x: bool, transpose_y: bool) -> tuple:
@@ -152,7 +143,7 @@ def _promote_to_complex(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
 
 # ---- bmm ---------------------------------------------------------------------------
 def bmm_meta(x, y) -> MetaTensor:
-    _same_dtype("bmm", x, y)
+    same_dtype("bmm", x, y)
     if len(x.shape) != 3 or len(y.shape) != 3:
         raise invalid_argument("bmm", f"x has shape {list(x.shape)} and y has shape {list(y.shape)}; "
                                       "expected two 3-D tensors [batch, m, k] and [batch, k, n].",
@@ -181,7 +172,7 @@ def bmm(x, y, name=None) -> Tensor:
 
 # ---- dot ---------------------------------------------------------------------------
 def dot_meta(x, y) -> MetaTensor:
-    _same_dtype("dot", x, y)
+    same_dtype("dot", x, y)
     if len(x.shape) not in (1, 2) or len(x.shape) != len(y.shape):
         raise invalid_argument("dot", f"x has shape {list(x.shape)} and y has shape {list(y.shape)}; "
                                       "expected two 1-D vectors or two 2-D [batch, n] tensors.")
@@ -213,7 +204,7 @@ def dot(x, y, name=None) -> Tensor:
 
 # ---- mv ----------------------------------------------------------------------------
 def mv_meta(x, vec) -> MetaTensor:
-    _same_dtype("mv", x, vec)
+    same_dtype("mv", x, vec)
     if len(x.shape) != 2 or len(vec.shape) != 1:
         raise invalid_argument("mv", f"x has shape {list(x.shape)} and vec has shape {list(vec.shape)}; "
                                      "expected a 2-D matrix and a 1-D vector.")

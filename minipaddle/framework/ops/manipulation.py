@@ -442,14 +442,16 @@ def roll(x, shifts, axis=None, name=None) -> Tensor:
 
 
 # ---- tril, triu ----------------------------------------------------------------------
-def _triangle_meta_for(name: str):
-    def triangle_meta(x, diagonal=0) -> MetaTensor:
-        if len(x.shape) < 2:
-            raise invalid_argument(name, f"x has shape {list(x.shape)}, expected at least 2 dims "
-                                         "(the last two are the matrix).")
-        return MetaTensor(x.shape, x.dtype)
-    triangle_meta.__qualname__ = f"{name}_meta"
-    return triangle_meta
+def tril_meta(x, diagonal=0) -> MetaTensor:
+    if len(x.shape) < 2:
+        raise invalid_argument("tril", f"x has shape {list(x.shape)}, expected at least 2 dims (the last two).")
+    return MetaTensor(x.shape, x.dtype)
+
+
+def triu_meta(x, diagonal=0) -> MetaTensor:
+    if len(x.shape) < 2:
+        raise invalid_argument("triu", f"x has shape {list(x.shape)}, expected at least 2 dims (the last two).")
+    return MetaTensor(x.shape, x.dtype)
 
 
 def tril_grad(node, dout):
@@ -468,8 +470,8 @@ def triu_kernel(x, diagonal=0):
     return np.triu(x, diagonal)
 
 
-TRIL = _unary_op("tril", _triangle_meta_for("tril"), tril_grad, {"diagonal": (int, 0)}, tril_kernel)
-TRIU = _unary_op("triu", _triangle_meta_for("triu"), triu_grad, {"diagonal": (int, 0)}, triu_kernel)
+TRIL = _unary_op("tril", tril_meta, tril_grad, {"diagonal": (int, 0)}, tril_kernel)
+TRIU = _unary_op("triu", triu_meta, triu_grad, {"diagonal": (int, 0)}, triu_kernel)
 
 
 def tril(x, diagonal=0, name=None) -> Tensor:

@@ -355,9 +355,14 @@ add_kernel("group_norm_grad", "cpu", NORM_FLOATS, group_norm_grad_kernel, name="
 
 # numba loops (kernels/cpu/norm.py), compiled on first use: 3-10x faster than numpy here, above all on
 # short rows and channel sums, so they are the default; the numpy kernels above stay to read and compare.
-for _op in ("batch_norm", "batch_norm_grad", "layer_norm", "layer_norm_grad"):
-    add_kernel(_op, "cpu", NORM_FLOATS, LazyKernel(f"minipaddle.framework.kernels.cpu.norm:{_op}_numba"),
-               name="numba", priority=1)
+add_kernel("batch_norm", "cpu", NORM_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.norm:batch_norm_numba"), name="numba", priority=1)
+add_kernel("batch_norm_grad", "cpu", NORM_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.norm:batch_norm_grad_numba"), name="numba", priority=1)
+add_kernel("layer_norm", "cpu", NORM_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.norm:layer_norm_numba"), name="numba", priority=1)
+add_kernel("layer_norm_grad", "cpu", NORM_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.norm:layer_norm_grad_numba"), name="numba", priority=1)
 
 
 __all__ = ["BATCH_NORM", "BATCH_NORM_UPDATE", "LAYER_NORM", "GROUP_NORM", "channel_last", "channels_view",

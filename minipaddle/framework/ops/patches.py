@@ -29,7 +29,6 @@ from ..tensor import Tensor
 from .conv import conv_out_size
 
 PATCH_FLOATS = ("float32", "float64")
-_KERNELS = "minipaddle.framework.kernels.cpu.patches"
 
 
 # ---- unfold / fold -----------------------------------------------------------------------------
@@ -106,8 +105,10 @@ _ATTRS = {"kernel_sizes": (tuple, (1, 1)), "strides": (tuple, (1, 1)), "paddings
 UNFOLD = register_op("unfold", inputs=("x",), infer_meta=unfold_meta, backward=unfold_grad, attrs=_ATTRS)
 FOLD = register_op("fold", inputs=("x",), infer_meta=fold_meta, backward=fold_grad,
                    attrs={"output_sizes": (tuple, (1, 1)), **_ATTRS})
-add_kernel("unfold", "cpu", PATCH_FLOATS, LazyKernel(f"{_KERNELS}:unfold_im2col"), name="im2col")
-add_kernel("fold", "cpu", PATCH_FLOATS, LazyKernel(f"{_KERNELS}:fold_col2im"), name="col2im")
+add_kernel("unfold", "cpu", PATCH_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.patches:unfold_im2col"), name="im2col")
+add_kernel("fold", "cpu", PATCH_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.patches:fold_col2im"), name="col2im")
 
 
 # ---- pixel_shuffle / pixel_unshuffle -----------------------------------------------------------

@@ -30,7 +30,6 @@ from ..tensor import Tensor
 
 POOL_FLOATS = ("float32", "float64")
 MASK_DTYPE = np.dtype("int32")  # Paddle's max_pool2d_with_index mask is int32
-_KERNELS = "minipaddle.framework.kernels.cpu.pooling"
 
 
 # ---- windows and sizes -------------------------------------------------------------------------
@@ -201,9 +200,18 @@ ADAPTIVE_AVG_POOL2D = register_op("adaptive_avg_pool2d", inputs=("x",), infer_me
 AVG_POOL2D_GRAD = register_op("avg_pool2d_grad", inputs=("dout",), infer_meta=avg_pool2d_grad_meta,
                               backward=avg_pool2d_grad_backward,
                               attrs={**_AVG_ATTRS, "adaptive": (bool, False), "input_size": (tuple, (1, 1))})
-for _name in ("max_pool2d", "adaptive_max_pool2d", "max_pool2d_grad", "avg_pool2d", "adaptive_avg_pool2d",
-              "avg_pool2d_grad"):
-    add_kernel(_name, "cpu", POOL_FLOATS, LazyKernel(f"{_KERNELS}:{_name}_kernel"), name="numba")
+add_kernel("max_pool2d", "cpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.pooling:max_pool2d_kernel"), name="numba")
+add_kernel("adaptive_max_pool2d", "cpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.pooling:adaptive_max_pool2d_kernel"), name="numba")
+add_kernel("max_pool2d_grad", "cpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.pooling:max_pool2d_grad_kernel"), name="numba")
+add_kernel("avg_pool2d", "cpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.pooling:avg_pool2d_kernel"), name="numba")
+add_kernel("adaptive_avg_pool2d", "cpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.pooling:adaptive_avg_pool2d_kernel"), name="numba")
+add_kernel("avg_pool2d_grad", "cpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.pooling:avg_pool2d_grad_kernel"), name="numba")
 
 
 # ---- the op calls the functional API makes -----------------------------------------------------

@@ -19,7 +19,6 @@ from ..registry import LazyKernel, MetaTensor, add_kernel, new_meta, register_op
 from ..tensor import Tensor
 from .pooling import MASK_DTYPE, POOL_FLOATS, pool_out_size
 
-_KERNELS = "minipaddle.framework.kernels.cpu.pooling3d"
 _DIMS = ("depth", "height", "width")
 
 
@@ -105,8 +104,14 @@ AVG_POOL3D = register_op("avg_pool3d", inputs=("x",), infer_meta=avg_pool3d_meta
 AVG_POOL3D_GRAD = register_op("avg_pool3d_grad", inputs=("dout",), infer_meta=avg_pool3d_grad_meta,
                               backward=avg_pool3d_grad_backward,
                               attrs={**_AVG_ATTRS, "input_size": (tuple, (1, 1, 1))})
-for _name in ("max_pool3d", "max_pool3d_grad", "avg_pool3d", "avg_pool3d_grad"):
-    add_kernel(_name, "cpu", POOL_FLOATS, LazyKernel(f"{_KERNELS}:{_name}_kernel"), name="taps")
+add_kernel("max_pool3d", "cpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.pooling3d:max_pool3d_kernel"), name="taps")
+add_kernel("max_pool3d_grad", "cpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.pooling3d:max_pool3d_grad_kernel"), name="taps")
+add_kernel("avg_pool3d", "cpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.pooling3d:avg_pool3d_kernel"), name="taps")
+add_kernel("avg_pool3d_grad", "cpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.pooling3d:avg_pool3d_grad_kernel"), name="taps")
 
 
 def max_pool3d_ncdhw(x: Tensor, kernel_size: tuple, strides: tuple, paddings: tuple,

@@ -88,28 +88,21 @@ def _reduce_attrs() -> dict:
     return {"axis": (tuple, None), "keepdim": (bool, False)}
 
 
-def _reduce_meta_for(name: str, float_only: bool = False, nonempty: bool = False):
-    """infer_meta of a reduction whose output keeps the input's dtype (other attrs: no effect on it)."""
-    def reduce_meta(x, axis=None, keepdim=False, **other_attrs) -> MetaTensor:
-        if float_only:
-            common.require_dtype(name, "x", x, "fc", "a floating or complex dtype")
-        elif x.dtype.kind == "b":
-            raise invalid_argument(name, "argument 'x' has dtype bool, expected a number dtype.",
-                                   hint="cast it with x.astype('int64') first.")
-        if nonempty:
-            _check_not_empty(name, x, axis)
-        return MetaTensor(reduced_shape(x.shape, axis, keepdim), x.dtype)
-    reduce_meta.__qualname__ = f"{name}_meta"
-    return reduce_meta
+def reduce_meta(op: str, x, axis, keepdim: bool, float_only: bool = False, nonempty: bool = False) -> MetaTensor:
+    """The infer_meta of a reduction whose output keeps the input's dtype (each op's own calls it)."""
+    if float_only:
+        common.require_dtype(op, "x", x, "fc", "a floating or complex dtype")
+    elif x.dtype.kind == "b":
+        raise invalid_argument(op, "argument 'x' has dtype bool, expected a number dtype.",
+                               hint="cast it with x.astype('int64') first.")
+    if nonempty:
+        _check_not_empty(op, x, axis)
+    return MetaTensor(reduced_shape(x.shape, axis, keepdim), x.dtype)
 
 
-def _reduce_api(op, name: str, doc: str):
-    def api(x, axis=None, keepdim=False, name=None) -> Tensor:
-        x = as_tensor(op.name, "x", x)
-        return dispatch(op, (x,), {"axis": _axes(op.name, axis, x._data.ndim), "keepdim": bool(keepdim)})
-    api.__name__ = api.__qualname__ = name
-    api.__doc__ = doc
-    return api
+def _reduce_attrs_of(op: str, x: Tensor, axis, keepdim) -> dict:
+    """The attrs of a reduction over `axis` (Paddle's None / int / list / Tensor), checked against x."""
+    return {"axis": _axes(op, axis, x._data.ndim), "keepdim": bool(keepdim)}
 
 
 # ---- sum ---------------------------------------------------------------------------
@@ -164,11 +157,19 @@ def mean_kernel(x, axis=None, keepdim=False):
         return np.asarray(total / acc.type(reduced_count(x.shape, axis)), dtype=x.dtype)
 
 
-MEAN = register_op("mean", inputs=("x",), infer_meta=_reduce_meta_for("mean", float_only=True), backward=mean_grad,
-                   attrs=_reduce_attrs())
+def mean_meta(x, axis=None, keepdim=False) -> MetaTensor:
+    return reduce_meta("mean", x, axis, keepdim, float_only=True)
+
+
+MEAN = register_op("mean", inputs=("x",), infer_meta=mean_meta, backward=mean_grad, attrs=_reduce_attrs())
 add_kernel("mean", "cpu", FLOATS + COMPLEX, mean_kernel, name="numpy")
 add_kernel("mean", "cpu", BFLOAT16, upcast_bfloat16(mean_kernel), name="numpy_float32")
-mean = _reduce_api(MEAN, "mean", "Arithmetic mean over `axis` (None: all elements).")
+
+
+def mean(x, axis=None, keepdim=False, name=None) -> Tensor:
+    """Arithmetic mean over `axis` (None: all elements)."""
+    x = as_tensor("mean", "x", x)
+    return dispatch(MEAN, (x,), _reduce_attrs_of("mean", x, axis, keepdim))
 
 
 # ---- max, min, amax, amin ----------------------------------------------------------
@@ -201,21 +202,58 @@ def min_kernel(x, axis=None, keepdim=False):
     return np.min(x, axis=_np_axis(x, axis), keepdims=keepdim)
 
 
-def _extremum(name: str, kernel, backward, doc: str):
-    op = register_op(name, inputs=("x",), infer_meta=_reduce_meta_for(name, nonempty=True),
-                     backward=backward, save=("x", "out"), attrs=_reduce_attrs())
-    add_kernel(name, "cpu", REAL, kernel, name="numpy")
-    return op, _reduce_api(op, name, doc)
+def max_meta(x, axis=None, keepdim=False) -> MetaTensor:
+    return reduce_meta("max", x, axis, keepdim, nonempty=True)
 
 
-MAX, max = _extremum("max", max_kernel, extremum_grad,
-                     "Largest element over `axis`; every tied maximum gets the full gradient.")
-MIN, min = _extremum("min", min_kernel, extremum_grad,
-                     "Smallest element over `axis`; every tied minimum gets the full gradient.")
-AMAX, amax = _extremum("amax", max_kernel, shared_extremum_grad,
-                       "Largest element over `axis`; tied maxima share the gradient equally.")
-AMIN, amin = _extremum("amin", min_kernel, shared_extremum_grad,
-                       "Smallest element over `axis`; tied minima share the gradient equally.")
+def min_meta(x, axis=None, keepdim=False) -> MetaTensor:
+    return reduce_meta("min", x, axis, keepdim, nonempty=True)
+
+
+def amax_meta(x, axis=None, keepdim=False) -> MetaTensor:
+    return reduce_meta("amax", x, axis, keepdim, nonempty=True)
+
+
+def amin_meta(x, axis=None, keepdim=False) -> MetaTensor:
+    return reduce_meta("amin", x, axis, keepdim, nonempty=True)
+
+
+MAX = register_op("max", inputs=("x",), infer_meta=max_meta, backward=extremum_grad, save=("x", "out"),
+                   attrs=_reduce_attrs())
+MIN = register_op("min", inputs=("x",), infer_meta=min_meta, backward=extremum_grad, save=("x", "out"),
+                   attrs=_reduce_attrs())
+AMAX = register_op("amax", inputs=("x",), infer_meta=amax_meta, backward=shared_extremum_grad, save=("x", "out"),
+                    attrs=_reduce_attrs())
+AMIN = register_op("amin", inputs=("x",), infer_meta=amin_meta, backward=shared_extremum_grad, save=("x", "out"),
+                    attrs=_reduce_attrs())
+add_kernel("max", "cpu", REAL, max_kernel, name="numpy")
+add_kernel("min", "cpu", REAL, min_kernel, name="numpy")
+add_kernel("amax", "cpu", REAL, max_kernel, name="numpy")
+add_kernel("amin", "cpu", REAL, min_kernel, name="numpy")
+
+
+def max(x, axis=None, keepdim=False, name=None) -> Tensor:  # noqa: A001
+    """Largest element over `axis`; every tied maximum gets the full gradient."""
+    x = as_tensor("max", "x", x)
+    return dispatch(MAX, (x,), _reduce_attrs_of("max", x, axis, keepdim))
+
+
+def min(x, axis=None, keepdim=False, name=None) -> Tensor:  # noqa: A001
+    """Smallest element over `axis`; every tied minimum gets the full gradient."""
+    x = as_tensor("min", "x", x)
+    return dispatch(MIN, (x,), _reduce_attrs_of("min", x, axis, keepdim))
+
+
+def amax(x, axis=None, keepdim=False, name=None) -> Tensor:
+    """Largest element over `axis`; tied maxima share the gradient equally."""
+    x = as_tensor("amax", "x", x)
+    return dispatch(AMAX, (x,), _reduce_attrs_of("amax", x, axis, keepdim))
+
+
+def amin(x, axis=None, keepdim=False, name=None) -> Tensor:
+    """Smallest element over `axis`; tied minima share the gradient equally."""
+    x = as_tensor("amin", "x", x)
+    return dispatch(AMIN, (x,), _reduce_attrs_of("amin", x, axis, keepdim))
 
 
 # ---- prod --------------------------------------------------------------------------
@@ -240,7 +278,11 @@ def prod_kernel(x, axis=None, keepdim=False):
     return np.prod(x, axis=_np_axis(x, axis), keepdims=keepdim, dtype=x.dtype)
 
 
-PROD = register_op("prod", inputs=("x",), infer_meta=_reduce_meta_for("prod"), backward=prod_grad,
+def prod_meta(x, axis=None, keepdim=False) -> MetaTensor:
+    return reduce_meta("prod", x, axis, keepdim)
+
+
+PROD = register_op("prod", inputs=("x",), infer_meta=prod_meta, backward=prod_grad,
                    save=("x",), attrs=_reduce_attrs())
 add_kernel("prod", "cpu", REAL, prod_kernel, name="numpy")
 
@@ -255,50 +297,67 @@ def prod(x, axis=None, keepdim=False, dtype=None, name=None) -> Tensor:
 
 
 # ---- argmax, argmin ----------------------------------------------------------------
-def _arg_meta_for(name: str):
-    def arg_meta(x, axis=None, keepdim=False, dtype=INT64) -> MetaTensor:
-        if x.dtype.kind == "b":
-            raise invalid_argument(name, "argument 'x' has dtype bool, expected a number dtype.")
-        if dtype not in (np.dtype("int32"), np.dtype("int64")):
-            raise invalid_argument(name, f"dtype must be int32 or int64, got {dtype}.")
-        axes = None if axis is None else (axis,)
-        _check_not_empty(name, x, axes)
-        if axis is None:  # flattened: a 0-D index, or all-ones dims with keepdim
-            return MetaTensor((1,) * len(x.shape) if keepdim else (), dtype)
-        return MetaTensor(reduced_shape(x.shape, axes, keepdim), dtype)
-    arg_meta.__qualname__ = f"{name}_meta"
-    return arg_meta
+def _arg_meta(op: str, x, axis, keepdim: bool, dtype) -> MetaTensor:
+    """The infer_meta of argmax/argmin: an int32/int64 index per reduced slice."""
+    if x.dtype.kind == "b":
+        raise invalid_argument(op, "argument 'x' has dtype bool, expected a number dtype.")
+    if dtype not in (np.dtype("int32"), np.dtype("int64")):
+        raise invalid_argument(op, f"dtype must be int32 or int64, got {dtype}.")
+    axes = None if axis is None else (axis,)
+    _check_not_empty(op, x, axes)
+    if axis is None:  # flattened: a 0-D index, or all-ones dims with keepdim
+        return MetaTensor((1,) * len(x.shape) if keepdim else (), dtype)
+    return MetaTensor(reduced_shape(x.shape, axes, keepdim), dtype)
 
 
-def _arg_kernel_for(numpy_fn):
-    def arg_kernel(x, axis=None, keepdim=False, dtype=INT64):
-        if axis is None or x.ndim == 0:
-            index = numpy_fn(x.reshape(-1))
-            shape = (1,) * x.ndim if keepdim else ()
-            return np.full(shape, index, dtype=dtype)
-        return numpy_fn(x, axis=axis, keepdims=keepdim).astype(dtype)
-    arg_kernel.__name__ = arg_kernel.__qualname__ = f"{numpy_fn.__name__}_kernel"
-    return arg_kernel
+def argmax_meta(x, axis=None, keepdim=False, dtype=INT64) -> MetaTensor:
+    return _arg_meta("argmax", x, axis, keepdim, dtype)
 
 
-def _arg_api(op, name: str, doc: str):
-    def api(x, axis=None, keepdim=False, dtype="int64", name=None) -> Tensor:
-        x = as_tensor(op.name, "x", x)
-        if axis is not None:
-            axis = normalize_axis(op.name, axis, x._data.ndim)
-        return dispatch(op, (x,), {"axis": axis, "keepdim": bool(keepdim), "dtype": dtype_of(op.name, dtype)})
-    api.__name__ = api.__qualname__ = name
-    api.__doc__ = doc
-    return api
+def argmin_meta(x, axis=None, keepdim=False, dtype=INT64) -> MetaTensor:
+    return _arg_meta("argmin", x, axis, keepdim, dtype)
+
+
+def _arg_index(numpy_fn, x, axis, keepdim: bool, dtype):
+    """np.argmax/np.argmin with Paddle's axis=None (the flattened x) and keepdim."""
+    if axis is None or x.ndim == 0:
+        index = numpy_fn(x.reshape(-1))
+        shape = (1,) * x.ndim if keepdim else ()
+        return np.full(shape, index, dtype=dtype)
+    return numpy_fn(x, axis=axis, keepdims=keepdim).astype(dtype)
+
+
+def argmax_kernel(x, axis=None, keepdim=False, dtype=INT64):
+    return _arg_index(np.argmax, x, axis, keepdim, dtype)
+
+
+def argmin_kernel(x, axis=None, keepdim=False, dtype=INT64):
+    return _arg_index(np.argmin, x, axis, keepdim, dtype)
 
 
 _ARG_ATTRS = {"axis": (int, None), "keepdim": (bool, False), "dtype": (np.dtype, INT64)}
-ARGMAX = register_op("argmax", inputs=("x",), infer_meta=_arg_meta_for("argmax"), attrs=_ARG_ATTRS)
-ARGMIN = register_op("argmin", inputs=("x",), infer_meta=_arg_meta_for("argmin"), attrs=_ARG_ATTRS)
-add_kernel("argmax", "cpu", REAL, _arg_kernel_for(np.argmax), name="numpy")
-add_kernel("argmin", "cpu", REAL, _arg_kernel_for(np.argmin), name="numpy")
-argmax = _arg_api(ARGMAX, "argmax", "Index of the largest element along `axis` (None: of the flattened x).")
-argmin = _arg_api(ARGMIN, "argmin", "Index of the smallest element along `axis` (None: of the flattened x).")
+ARGMAX = register_op("argmax", inputs=("x",), infer_meta=argmax_meta, attrs=_ARG_ATTRS)
+ARGMIN = register_op("argmin", inputs=("x",), infer_meta=argmin_meta, attrs=_ARG_ATTRS)
+add_kernel("argmax", "cpu", REAL, argmax_kernel, name="numpy")
+add_kernel("argmin", "cpu", REAL, argmin_kernel, name="numpy")
+
+
+def argmax(x, axis=None, keepdim=False, dtype="int64", name=None) -> Tensor:
+    """Index of the largest element along `axis` (None: of the flattened x)."""
+    x = as_tensor("argmax", "x", x)
+    return dispatch(ARGMAX, (x,), _arg_attrs("argmax", x, axis, keepdim, dtype))
+
+
+def argmin(x, axis=None, keepdim=False, dtype="int64", name=None) -> Tensor:
+    """Index of the smallest element along `axis` (None: of the flattened x)."""
+    x = as_tensor("argmin", "x", x)
+    return dispatch(ARGMIN, (x,), _arg_attrs("argmin", x, axis, keepdim, dtype))
+
+
+def _arg_attrs(op: str, x: Tensor, axis, keepdim, dtype) -> dict:
+    if axis is not None:
+        axis = normalize_axis(op, axis, x._data.ndim)
+    return {"axis": axis, "keepdim": bool(keepdim), "dtype": dtype_of(op, dtype)}
 
 
 # ---- cumsum ------------------------------------------------------------------------
@@ -366,10 +425,19 @@ def logsumexp_kernel(x, axis=None, keepdim=False):
     return out if keepdim else out.reshape(reduced_shape(x.shape, axis, False))
 
 
-LOGSUMEXP = register_op("logsumexp", inputs=("x",), infer_meta=_reduce_meta_for("logsumexp", float_only=True),
-                        backward=logsumexp_grad, save=("x", "out"), attrs=_reduce_attrs())
+def logsumexp_meta(x, axis=None, keepdim=False) -> MetaTensor:
+    return reduce_meta("logsumexp", x, axis, keepdim, float_only=True)
+
+
+LOGSUMEXP = register_op("logsumexp", inputs=("x",), infer_meta=logsumexp_meta, backward=logsumexp_grad,
+                        save=("x", "out"), attrs=_reduce_attrs())
 add_kernel("logsumexp", "cpu", FLOATS, logsumexp_kernel, name="numpy")
-logsumexp = _reduce_api(LOGSUMEXP, "logsumexp", "log(sum(exp(x))) over `axis`, computed stably.")
+
+
+def logsumexp(x, axis=None, keepdim=False, name=None) -> Tensor:
+    """log(sum(exp(x))) over `axis`, computed stably."""
+    x = as_tensor("logsumexp", "x", x)
+    return dispatch(LOGSUMEXP, (x,), _reduce_attrs_of("logsumexp", x, axis, keepdim))
 
 
 # ---- var, std ----------------------------------------------------------------------
@@ -407,11 +475,17 @@ def std_kernel(x, axis=None, keepdim=False, unbiased=True):
     return np.sqrt(var_kernel(x, axis, keepdim, unbiased))
 
 
+def var_meta(x, axis=None, keepdim=False, unbiased=True) -> MetaTensor:
+    return reduce_meta("var", x, axis, keepdim, float_only=True)
+
+
+def std_meta(x, axis=None, keepdim=False, unbiased=True) -> MetaTensor:
+    return reduce_meta("std", x, axis, keepdim, float_only=True)
+
+
 _VAR_ATTRS = {**_reduce_attrs(), "unbiased": (bool, True)}
-VAR = register_op("var", inputs=("x",), infer_meta=_reduce_meta_for("var", float_only=True), backward=var_grad,
-                  save=("x",), attrs=_VAR_ATTRS)
-STD = register_op("std", inputs=("x",), infer_meta=_reduce_meta_for("std", float_only=True), backward=std_grad,
-                  save=("x", "out"), attrs=_VAR_ATTRS)
+VAR = register_op("var", inputs=("x",), infer_meta=var_meta, backward=var_grad, save=("x",), attrs=_VAR_ATTRS)
+STD = register_op("std", inputs=("x",), infer_meta=std_meta, backward=std_grad, save=("x", "out"), attrs=_VAR_ATTRS)
 add_kernel("var", "cpu", FLOATS, var_kernel, name="numpy")
 add_kernel("std", "cpu", FLOATS, std_kernel, name="numpy")
 
@@ -467,7 +541,11 @@ def p_norm_kernel(x, porder=2.0, axis=None, keepdim=False):
         return np.sum(a ** x.dtype.type(porder), axis=axis, keepdims=keepdim) ** x.dtype.type(1.0 / porder)
 
 
-P_NORM = register_op("p_norm", inputs=("x",), infer_meta=_reduce_meta_for("norm", float_only=True),
+def p_norm_meta(x, porder=2.0, axis=None, keepdim=False) -> MetaTensor:
+    return reduce_meta("norm", x, axis, keepdim, float_only=True)  # named for paddle.norm, which the user called
+
+
+P_NORM = register_op("p_norm", inputs=("x",), infer_meta=p_norm_meta,
                      backward=p_norm_grad, save=("x", "out"), attrs={"porder": (float, 2.0), **_reduce_attrs()})
 add_kernel("p_norm", "cpu", FLOATS, p_norm_kernel, name="numpy")
 

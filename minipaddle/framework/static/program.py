@@ -356,9 +356,6 @@ class Program:
         self._bump()
         return block
 
-    def _rollback(self) -> None:
-        self.current_block_idx = max(self.current_block().parent_idx, 0)
-
     def _unique_name(self, prefix: str) -> str:
         """A name no block of this program uses yet: `relu_0.tmp_0` style."""
         while True:

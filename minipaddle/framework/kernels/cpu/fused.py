@@ -35,6 +35,7 @@ from typing import Callable
 import numpy as np
 
 from ...ops import primitives as P
+from ..numba_cache import minipaddle_cache_dir
 
 # ---- primitives for ops that have none in primitives.py (their eager kernels are numpy calls) ----
 
@@ -322,11 +323,7 @@ _KERNELS: dict[str, Callable] = {}   # kernel name (a hash of the expression) ->
 
 def cache_dir() -> Path:
     """Where generated kernel files (and numba's compiled code beside them) are kept."""
-    env = os.environ.get("MINIPADDLE_FUSED_CACHE")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "minipaddle" / "fused"
+    return minipaddle_cache_dir("fused", "MINIPADDLE_FUSED_CACHE")
 
 
 def load_kernel(kernel_name: str, source: str) -> Callable:
