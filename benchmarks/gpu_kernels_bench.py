@@ -11,11 +11,13 @@ What it measures (float32, `--size` elements, default 64M = 256 MB per array):
   the copy's bandwidth. Targets: elementwise >= 70%, the sum >= 60%. Each is timed twice: the kernel
   alone on a preallocated output ("kernel"), and the op's kernel function as dispatch calls it, output
   allocation included ("call");
-- launch overhead: microseconds per add of two 16-float arrays, back to back, wall clock.
+- launch overhead: microseconds per add of two 16-float arrays, back to back, wall clock, and a
+  profile of where that host time goes.
 The same operations through PyTorch CUDA run beside them when torch.cuda is available.
 
 Timing: `--warmup` untimed calls first (compile or load numba's cache, clocks up), then `--repeats`
-calls, each between two CUDA events; the median is reported. The JSON file holds every row and the
+calls back to back between two CUDA events, three times; the median per call is reported (and, for
+the op's function, also the median of single calls between events, which adds the host's overhead). The JSON file holds every row and the
 machine. `run()` and `table()` can be called from another benchmark script. Without a GPU the script
 says so and exits with status 0; under numba's CUDA simulator it runs every path on a tiny size and
 checks the results (its timings mean nothing and are left out).
@@ -40,7 +42,8 @@ COPY_TARGET = {"add": 0.70, "gelu": 0.70, "sum": 0.60}
 
 
 def _median_ms(fn, repeats: int) -> float:
-    """The median of `repeats` calls of fn(), each between two CUDA events."""
+    """One call's time: the median of `repeats` calls of fn(), each between two CUDA events. The GPU
+    waits for the launch, so this includes the host's overhead when it is longer than the kernel."""
     from numba import cuda
     times = []
     for _ in range(repeats):
@@ -51,6 +54,38 @@ def _median_ms(fn, repeats: int) -> float:
         end.synchronize()
         times.append(begin.elapsed_time(end))
     return statistics.median(times)
+
+
+def _throughput_ms(fn, repeats: int, batches: int = 3) -> float:
+    """The GPU's time per call: `repeats` calls back to back between two events (the queue stays full
+    while each kernel outlasts the host's launch overhead), the median over `batches` such runs."""
+    from numba import cuda
+    times = []
+    for _ in range(batches):
+        begin, end = cuda.event(), cuda.event()
+        begin.record()
+        for _ in range(repeats):
+            fn()
+        end.record()
+        end.synchronize()
+        times.append(begin.elapsed_time(end) / repeats)
+    return statistics.median(times)
+
+
+def _launch_profile(fn, calls: int, top: int = 12) -> list:
+    """Where the host's time goes in `calls` calls of fn(): cProfile's top functions by own time."""
+    import cProfile
+    import pstats
+    profile = cProfile.Profile()
+    profile.enable()
+    for _ in range(calls):
+        fn()
+    profile.disable()
+    stats = pstats.Stats(profile).stats
+    rows = sorted(stats.items(), key=lambda item: -item[1][2])[:top]
+    return [{"function": f"{Path(file).name}:{line}:{name}", "calls": n, "own_us_per_call": own / calls * 1e6,
+             "cumulative_us_per_call": cumulative / calls * 1e6}
+            for (file, line, name), (_, n, own, cumulative, _) in rows]
 
 
 def _torch_rows(x_host: np.ndarray, y_host: np.ndarray, repeats: int, warmup: int, tiny_calls: int):
@@ -71,13 +106,14 @@ def _torch_rows(x_host: np.ndarray, y_host: np.ndarray, repeats: int, warmup: in
             fn()
         torch.cuda.synchronize()
         times = []
-        for _ in range(repeats):
+        for _ in range(3):  # as _throughput_ms: calls back to back, the median of three runs
             begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             begin.record()
-            fn()
+            for _ in range(repeats):
+                fn()
             end.record()
             end.synchronize()
-            times.append(begin.elapsed_time(end))
+            times.append(begin.elapsed_time(end) / repeats)
         result[name] = statistics.median(times)
     a, b = torch.ones(16, device="cuda"), torch.ones(16, device="cuda")
     for _ in range(100):
@@ -145,11 +181,11 @@ def run(size: int = 1 << 26, repeats: int = 20, warmup: int = 3, tiny_calls: int
         row = {"op": name, "bytes": nbytes, "relative_error": errors.get(name)}
         if not simulator:
             if alone is not None:
-                row["kernel_ms"] = _median_ms(alone, repeats)
+                row["kernel_ms"] = _throughput_ms(alone, repeats)
             if call is not None:
-                row["call_ms"] = _median_ms(call, repeats)
-            best = min(row.get("kernel_ms", math.inf), row.get("call_ms", math.inf))
-            row["gb_per_s"] = nbytes / best / 1e6
+                row["call_ms"] = _throughput_ms(call, repeats)
+                row["single_call_ms"] = _median_ms(call, repeats)
+            row["gb_per_s"] = nbytes / row.get("kernel_ms", row.get("call_ms")) / 1e6
         rows.append(row)
 
     result = {"size": size, "dtype": "float32", "repeats": repeats, "simulator": simulator,
@@ -167,13 +203,12 @@ def run(size: int = 1 << 26, repeats: int = 20, warmup: int = 3, tiny_calls: int
         result["device"] = "numba CUDA simulator"
         return result
     result["tiny_add_us"] = (time.perf_counter() - start) / calls * 1e6
+    result["tiny_add_profile"] = _launch_profile(lambda: elementwise.add(a, b), 200)
+    cuda.synchronize()
     device = cuda.get_current_device()
     result["device"] = device.name.decode() if isinstance(device.name, bytes) else str(device.name)
     result["multiprocessors"] = device.MULTIPROCESSOR_COUNT
     copy_bw = rows[0]["gb_per_s"]
-    for row in rows:
-        row["of_copy"] = row["gb_per_s"] / copy_bw
-        row["target"] = COPY_TARGET.get(row["op"])
     torch_result = _torch_rows(x_host, y_host, repeats, warmup, tiny_calls)
     if torch_result is not None:
         torch_ms, torch_tiny_us, version = torch_result
@@ -181,6 +216,11 @@ def run(size: int = 1 << 26, repeats: int = 20, warmup: int = 3, tiny_calls: int
         for row in rows:
             row["torch_ms"] = torch_ms[row["op"]]
             row["torch_gb_per_s"] = row["bytes"] / torch_ms[row["op"]] / 1e6
+        copy_bw = max(copy_bw, rows[0]["torch_gb_per_s"])  # the faster copy is the memory system's speed
+    result["copy_gb_per_s"] = copy_bw
+    for row in rows:
+        row["of_copy"] = row["gb_per_s"] / copy_bw
+        row["target"] = COPY_TARGET.get(row["op"])
     return result
 
 
@@ -189,18 +229,24 @@ def table(result: dict) -> str:
     if result["simulator"]:
         lines.append("(simulator: the paths ran and the results were checked; no timings)")
         return "\n".join(lines)
-    lines.append(f"{'op':<6} {'kernel ms':>9} {'call ms':>9} {'GB/s':>8} {'of copy':>8} {'target':>7} "
-                 f"{'torch ms':>9} {'torch GB/s':>10}")
+    lines.append("kernel: the kernel alone, back to back; call: the op's kernel function (output allocated), back "
+                 "to back; 1 call: one call between events")
+    lines.append(f"{'op':<6} {'kernel ms':>9} {'call ms':>8} {'1 call ms':>9} {'GB/s':>6} {'of copy':>7} "
+                 f"{'target':>6} {'torch ms':>8} {'torch GB/s':>10}")
     for r in result["rows"]:
         def cell(key, fmt):
             return format(r[key], fmt) if r.get(key) is not None else "-"
-        lines.append(f"{r['op']:<6} {cell('kernel_ms', '.3f'):>9} {cell('call_ms', '.3f'):>9} "
-                     f"{cell('gb_per_s', '.0f'):>8} {cell('of_copy', '.0%'):>8} {cell('target', '.0%'):>7} "
-                     f"{cell('torch_ms', '.3f'):>9} {cell('torch_gb_per_s', '.0f'):>10}")
+        lines.append(f"{r['op']:<6} {cell('kernel_ms', '.3f'):>9} {cell('call_ms', '.3f'):>8} "
+                     f"{cell('single_call_ms', '.3f'):>9} {cell('gb_per_s', '.0f'):>6} {cell('of_copy', '.0%'):>7} "
+                     f"{cell('target', '.0%'):>6} {cell('torch_ms', '.3f'):>8} {cell('torch_gb_per_s', '.0f'):>10}")
+    lines.append(f"copy bandwidth (the faster copy): {result['copy_gb_per_s']:.0f} GB/s")
     tiny = f"launch overhead: {result['tiny_add_us']:.1f} us per add of 16 floats"
     if "torch" in result:
         tiny += f" (PyTorch {result['torch']['version']}: {result['torch']['tiny_add_us']:.1f} us)"
     lines.append(tiny)
+    lines.append("where a tiny add's host time goes (us per call, own / cumulative):")
+    for p in result["tiny_add_profile"][:8]:
+        lines.append(f"  {p['own_us_per_call']:7.1f} {p['cumulative_us_per_call']:7.1f}  {p['function']}")
     return "\n".join(lines)
 
 

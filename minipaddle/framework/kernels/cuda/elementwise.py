@@ -12,7 +12,8 @@ Two paths per kernel:
   index helper `broadcast_position` (kernels/broadcast.py, the one the CPU can compile too), after
   neighbouring dims that all operands walk alike are merged into one (`coalesce`).
 
-float16 is loaded, computed in float32 and rounded once on the store (as the CPU computes it).
+float16 and float32 compute in float32 (the primitive's float constants made float32, see
+launch.float32_variant), float64 in float64; float16 is rounded once, on the store.
 Kernels take C-contiguous device arrays and return new ones; scalar attributes arrive as numbers.
 """
 from __future__ import annotations
@@ -24,7 +25,7 @@ from numba import cuda, from_dtype
 
 from ...ops import primitives as P
 from .. import broadcast
-from .launch import THREADS, blocks_for, device_function, specialize
+from .launch import THREADS, blocks_for, device_function, flat, float32_variant, specialize
 
 FLOATS = ("float16", "float32", "float64")
 NUMERIC = FLOATS + ("int32", "int64")
@@ -126,16 +127,23 @@ class CudaElementwiseKernel:
         self.dtypes = frozenset(np.dtype(d) for d in dtypes)
         self.out_dtype = None if out_dtype is None else np.dtype(out_dtype)
         self._kernels: dict = {}
-        self._device_primitive = None
+        self._device_primitives: dict = {}
+
+    def _device_primitive(self, compute_dtype: np.dtype):
+        """The primitive as a device function; for float32 math, its float32 variant (launch.py)."""
+        single = compute_dtype == np.float32
+        fn = self._device_primitives.get(single)
+        if fn is None:
+            fn = self._device_primitives[single] = device_function(
+                float32_variant(self.primitive) if single else self.primitive)
+        return fn
 
     def _kernel(self, template, dtype: np.dtype):
         key = (template.__name__, dtype)
         kernel = self._kernels.get(key)
         if kernel is None:
-            if self._device_primitive is None:
-                self._device_primitive = device_function(self.primitive)
-            compute = from_dtype(_COMPUTE.get(dtype, dtype))
-            names = {"primitive": self._device_primitive, "compute": compute,
+            compute_dtype = _COMPUTE.get(dtype, dtype)
+            names = {"primitive": self._device_primitive(compute_dtype), "compute": from_dtype(compute_dtype),
                      "broadcast_position": broadcast_position}
             # e.g. "gelu_map_x_float32": what a profiler shows for this launch
             kernel = self._kernels[key] = specialize(template, f"{self.primitive.__name__}{template.__name__}_{dtype}",
@@ -159,16 +167,16 @@ class CudaElementwiseKernel:
         n = out.size
         if n == 0:
             return out
-        flat_out = out.reshape(n)
+        flat_out = flat(out, n)
         blocks = blocks_for(n)
         if all(a.shape == shape for a in arrays):
             kernel = self._kernel(_FLAT[(len(arrays), len(scalars))], dtype)
-            kernel[blocks, THREADS](*(a.reshape(n) for a in arrays), *scalars, flat_out)
+            kernel[blocks, THREADS](*(flat(a, n) for a in arrays), *scalars, flat_out)
             return out
         strides = [broadcast.broadcast_strides(a.shape, shape) for a in arrays]
         merged, strides = broadcast.coalesce(shape, *strides)
         kernel = self._kernel(_BROADCAST[len(arrays)], dtype)
-        flat_inputs = (a.reshape(a.size) for a in arrays)
+        flat_inputs = (flat(a, a.size) for a in arrays)
         kernel[blocks, THREADS](*flat_inputs, flat_out, len(merged), broadcast.padded(merged, 1),
                                 *(broadcast.padded(s, 0) for s in strides))
         return out

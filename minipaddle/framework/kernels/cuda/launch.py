@@ -97,6 +97,7 @@ def _source_tag(functions) -> str:
     digest = hashlib.sha1()
     for fn in functions:
         fn = getattr(fn, "py_func", fn)
+        fn = getattr(fn, "__wrapped__", fn)
         try:
             digest.update(inspect.getsource(fn).encode())
         except (OSError, TypeError):  # a numba type or a constant: its repr is its identity
@@ -123,3 +124,25 @@ def specialize(template, name: str, names: dict, *, device: bool = False):
 def device_function(fn):
     """A plain Python scalar function (a primitive) as a CUDA device function."""
     return cuda.jit(device=True)(fn)
+
+
+def float32_variant(fn):
+    """A copy of the scalar function `fn` whose float constants are float32, for float32 kernels.
+
+    numba types a Python float constant as float64, and float32 * float64 is float64: `0.5 * x *
+    (1.0 + math.erf(x * SQRT_HALF))` would compute a float32 GELU in float64 (erf, not erff) --
+    on a GPU several times the work. With its constants (and the float globals it reads, such as
+    SQRT_HALF) made float32, the same source computes in float32, as PyTorch's float32 kernels do.
+    """
+    consts = tuple(np.float32(c) if type(c) is float else c for c in fn.__code__.co_consts)
+    names = {k: np.float32(v) if type(v) is float else v for k, v in fn.__globals__.items()}
+    copy = types.FunctionType(fn.__code__.replace(co_consts=consts), names, fn.__name__, fn.__defaults__)
+    copy.__qualname__ = f"{fn.__qualname__}_float32"
+    copy.__module__ = fn.__module__
+    copy.__wrapped__ = fn  # its source is the primitive's
+    return copy
+
+
+def flat(array, n: int):
+    """A C-contiguous device array as 1-D (no copy; a 1-D array is passed as it is: no new object)."""
+    return array if len(array.shape) == 1 else array.reshape(n)

@@ -30,6 +30,7 @@ from numba import cuda, from_dtype
 from ...ops import primitives as P
 from .. import broadcast
 from .launch import THREADS, WARP, blocks_for, device_function, max_blocks, shfl_down, specialize
+from .launch import flat as launch_flat
 
 SMALL_ROW = 64  # rows up to this long are reduced by one thread each
 # this module defines the ops sum, max and min: the builtins keep other names, in host and kernel code
@@ -174,6 +175,9 @@ class RowReduction:
         return self._second_pass
 
 
+_NO_CENTER: dict = {}
+
+
 def accumulator(dtype: np.dtype) -> np.dtype:
     """float16 and float32 accumulate in float32, float64 in float64, integers and bool in int64."""
     if dtype.kind == "f":
@@ -190,10 +194,12 @@ def reduce_rows(reduction: RowReduction, rows2d, out_dtype, count=1.0, center=No
     out = cuda.device_array(rows, out_dtype)
     if rows == 0:
         return out
-    if center is None:
-        center = cuda.device_array(1, acc_dtype)
+    if center is None:  # prepare() does not read it: one small array per dtype serves every call
+        center = _NO_CENTER.get(acc_dtype)
+        if center is None:
+            center = _NO_CENTER[acc_dtype] = cuda.device_array(1, acc_dtype)
     count = acc_dtype.type(count)
-    flat = rows2d.reshape(rows * row_len)
+    flat = launch_flat(rows2d, rows * row_len)
     if row_len <= SMALL_ROW:
         kernel = reduction.kernel(_rows_by_thread, acc_dtype)
         kernel[blocks_for(rows), THREADS](flat, out, rows, row_len, center, count)
