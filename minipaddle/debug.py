@@ -43,7 +43,7 @@ class Recorder:
         from .visualizer.builder import TraceBuilder
         self._builder = TraceBuilder(**self._settings)
         self._trace = None
-        self._unsubscribe = instrument.subscribe(self._builder.on_event)
+        self._unsubscribe = instrument.subscribe(self._builder.on_event, kinds=TraceBuilder.KINDS)
         return self
 
     def stop(self) -> None:

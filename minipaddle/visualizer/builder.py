@@ -17,8 +17,7 @@ name and whose attrs carry the user's forward and backward source; the ops its f
 listed on that node (attrs "forward_ops"), not drawn as nodes of their own: the learner wrote one
 op, and its backward step lists the ops the user's backward ran, as every backward step does.
 
-What recording costs: see benchmarks/instrument_overhead.py (the recorder-on target) and
-tensor_states.py (a state is never summarized twice).
+What recording costs: benchmarks/instrument_overhead.py; tensor_states.py never summarizes a state twice.
 """
 from __future__ import annotations
 
@@ -51,6 +50,9 @@ HOLD_RESERVE = 512 << 10  # bytes the recorder keeps outside its estimate (id ta
 
 class TraceBuilder:
     """Consumes instrument events (`on_event`) and builds the document (`build`)."""
+
+    # What a recording hears: all but the training loop's kinds (a step shows as its ops and updates).
+    KINDS = tuple(kind for kind in instrument.EVENT_TYPES if kind not in instrument.LOOP_KINDS)
 
     def __init__(self, *, values: str = "small", max_bytes: int = 64 << 20, max_steps: int = 10_000,
                  values_max_numel: int = 64, backward: bool = True) -> None:

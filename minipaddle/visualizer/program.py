@@ -497,7 +497,7 @@ def _record_run(program, col: ProgramCollector, feed: dict, fetch_list) -> list:
     rec.collector = col
     scratch = Scope()
     scratch._vars.update({k: np.array(v, copy=True) for k, v in global_scope().values().items()})
-    unsubscribe = instrument.subscribe(builder.on_event)
+    unsubscribe = instrument.subscribe(builder.on_event, kinds=TraceBuilder.KINDS)
     try:
         Executor().run(program, feed=feed, fetch_list=fetch_list, scope=scratch)
     finally:

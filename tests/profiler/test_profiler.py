@@ -247,8 +247,10 @@ def test_dataloader_phase_and_reader_cost():
         def __len__(self):
             return 8
     loader = paddle.io.DataLoader(Squares(), batch_size=4)
+    next_batch = type(iter(loader)).__next__
     with Profiler() as prof:
         for batch in loader:
+            assert type(iter(loader)).__next__ is next_batch  # heard on the bus, nothing patched
             paddle.sum(batch)
             prof.step()
     c = prof.result.collector
@@ -256,8 +258,17 @@ def test_dataloader_phase_and_reader_cost():
     rows = {cells[0]: cells for _, cells in table(prof, "Model Summary").rows}
     assert rows["Dataloader"][1] == "2"
     assert all(reader > 0 for reader, _, _ in prof.timings)
-    from minipaddle.io.dataloader import _SingleProcessIter
-    assert not hasattr(_SingleProcessIter.__next__, "__wrapped_by_profiler__")  # restored after stop
+    assert not any(instrument.listeners.values())  # nobody listens after stop
+
+
+def test_timer_only_hears_batches_but_leaves_ops_untraced():
+    loader = paddle.io.DataLoader(paddle.io.TensorDataset([paddle.arange(8, dtype="float32")]), batch_size=4)
+    with Profiler(timer_only=True) as prof:
+        for (batch,) in loader:
+            assert not instrument.subscribers  # only the loop's kinds: every op keeps its fast path
+            paddle.sum(batch)
+            prof.step(num_samples=4)
+    assert len(prof.timings) == 2 and all(reader > 0 for reader, _, _ in prof.timings)
 
 
 def test_numba_compilation_is_its_own_event():

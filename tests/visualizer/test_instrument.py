@@ -170,8 +170,10 @@ def test_optimizer_step_is_reported_begin_and_end():
     assert begin.optimizer is opt is end.optimizer and begin.start_ns == end.start_ns <= end.end_ns
 
 
-def test_each_batch_is_reported_begin_and_end_and_the_epoch_end_says_so():
-    loader = paddle.io.DataLoader(paddle.io.TensorDataset([paddle.arange(6, dtype="float32")]), batch_size=4)
+@pytest.mark.parametrize("workers", [0, 2])
+def test_each_batch_is_reported_begin_and_end_and_the_epoch_end_says_so(workers):
+    loader = paddle.io.DataLoader(paddle.io.TensorDataset([paddle.arange(6, dtype="float32")]), batch_size=4,
+                                  num_workers=workers, worker_mode="thread")
     heard: list = []
     unsubscribe = instrument.subscribe(heard.append, kinds=("dataloader_next_begin", "dataloader_next_end"))
     batches = list(loader)
