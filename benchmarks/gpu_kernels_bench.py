@@ -16,8 +16,10 @@ What it measures (float32, `--size` elements, default 64M = 256 MB per array):
 The same operations through PyTorch CUDA run beside them when torch.cuda is available.
 
 Timing: `--warmup` untimed calls first (compile or load numba's cache, clocks up), then `--repeats`
-calls back to back between two CUDA events, three times; the median per call is reported (and, for
-the op's function, also the median of single calls between events, which adds the host's overhead). The JSON file holds every row and the
+calls queued behind a kernel that keeps the GPU asleep long enough for all of them to be queued, between
+two CUDA events, three times: the median per call is the GPU's time alone (numba's launch overhead,
+~0.1 ms a launch, would otherwise hide it). For the op's function the median of single calls between
+events is reported too: that one includes the host's overhead. The JSON file holds every row and the
 machine. `run()` and `table()` can be called from another benchmark script. Without a GPU the script
 says so and exits with status 0; under numba's CUDA simulator it runs every path on a tiny size and
 checks the results (its timings mean nothing and are left out).
@@ -56,12 +58,36 @@ def _median_ms(fn, repeats: int) -> float:
     return statistics.median(times)
 
 
-def _throughput_ms(fn, repeats: int, batches: int = 3) -> float:
-    """The GPU's time per call: `repeats` calls back to back between two events (the queue stays full
-    while each kernel outlasts the host's launch overhead), the median over `batches` such runs."""
+_busy_kernel = None
+
+
+def _keep_gpu_busy(microseconds: int) -> None:
+    """Queue a kernel that sleeps on the GPU, so the calls queued after it are all waiting when it ends:
+    their events then time the GPU's work alone, not the host's launch overhead."""
+    global _busy_kernel
+    from numba import cuda
+    if _busy_kernel is None:
+        def busy(microseconds):
+            for _ in range(microseconds):
+                cuda.nanosleep(1000)
+        _busy_kernel = cuda.jit(busy)
+    if _busy_kernel is False:
+        return
+    try:
+        _busy_kernel[1, 1](microseconds)
+    except Exception as error:  # noqa: BLE001 - then the times include the host's overhead; say so
+        print(f"gpu_kernels_bench: no sleeping kernel ({error}); times include the launch overhead")
+        _busy_kernel = False
+
+
+def _gpu_ms(fn, repeats: int, batches: int = 3) -> float:
+    """The GPU's time per call: `repeats` calls queued behind a sleeping kernel, between two events;
+    the median over `batches` such runs (host overhead does not count, as long as the sleep outlasts
+    the queueing)."""
     from numba import cuda
     times = []
     for _ in range(batches):
+        _keep_gpu_busy(2000 * repeats)  # 2 ms per call queued: far more than numba's launch overhead
         begin, end = cuda.event(), cuda.event()
         begin.record()
         for _ in range(repeats):
@@ -106,7 +132,7 @@ def _torch_rows(x_host: np.ndarray, y_host: np.ndarray, repeats: int, warmup: in
             fn()
         torch.cuda.synchronize()
         times = []
-        for _ in range(3):  # as _throughput_ms: calls back to back, the median of three runs
+        for _ in range(3):  # calls back to back (PyTorch's launches are short), the median of three runs
             begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             begin.record()
             for _ in range(repeats):
@@ -137,6 +163,32 @@ def _check(name: str, got, want: np.ndarray, rtol: float, scale: float | None = 
     return error
 
 
+def _sum_kernels_alone(x, size: int):
+    """reduction.sum(x)'s launches on preallocated arrays: the chunks' partial sums, then their sum
+    (the plan reduction.reduce_rows makes for one long row)."""
+    from numba import cuda
+
+    from minipaddle.framework.kernels.cuda import reduction
+    from minipaddle.framework.kernels.cuda.launch import THREADS
+
+    f32 = np.dtype(np.float32)
+    chunks = reduction.chunks_for(1, size)
+    partial, total, center = (cuda.device_array(n, f32) for n in (chunks, 1, 1))
+    first = reduction.SUM.kernel(reduction._rows_by_block, f32, final=False)
+    small = chunks <= reduction.SMALL_ROW
+    second = reduction.SUM.second_pass().kernel(reduction._rows_by_thread if small else reduction._rows_by_block, f32)
+    one = np.float32(1)
+    grid = min(chunks, reduction.max_blocks())
+
+    def launch():
+        first[grid, THREADS](x, partial, 1, size, chunks, center, one)
+        if small:
+            second[1, THREADS](partial, total, 1, chunks, center, one)
+        else:
+            second[1, THREADS](partial, total, 1, chunks, 1, center, one)
+    return launch
+
+
 def run(size: int = 1 << 26, repeats: int = 20, warmup: int = 3, tiny_calls: int = 2000) -> dict:
     """Measure; returns the result as a dict (see the module's docstring)."""
     import numba
@@ -161,7 +213,7 @@ def run(size: int = 1 << 26, repeats: int = 20, warmup: int = 3, tiny_calls: int
         "copy": (lambda: dst.copy_to_device(x), None, 2 * size * word),
         "add": (lambda: add_kernel[blocks, THREADS](x, y, out), lambda: elementwise.add(x, y), 3 * size * word),
         "gelu": (lambda: gelu_kernel[blocks, THREADS](x, out), lambda: activation.gelu(x), 2 * size * word),
-        "sum": (None, lambda: reduction.sum(x), size * word),
+        "sum": (_sum_kernels_alone(x, size), lambda: reduction.sum(x), size * word),
     }
     gelu_ref = 0.5 * x_host * (1.0 + np.vectorize(math.erf)(x_host.astype(np.float64) / math.sqrt(2.0))) \
         if size <= 1 << 16 else None
@@ -181,9 +233,9 @@ def run(size: int = 1 << 26, repeats: int = 20, warmup: int = 3, tiny_calls: int
         row = {"op": name, "bytes": nbytes, "relative_error": errors.get(name)}
         if not simulator:
             if alone is not None:
-                row["kernel_ms"] = _throughput_ms(alone, repeats)
+                row["kernel_ms"] = _gpu_ms(alone, repeats)
             if call is not None:
-                row["call_ms"] = _throughput_ms(call, repeats)
+                row["call_ms"] = _gpu_ms(call, repeats)
                 row["single_call_ms"] = _median_ms(call, repeats)
             row["gb_per_s"] = nbytes / row.get("kernel_ms", row.get("call_ms")) / 1e6
         rows.append(row)
@@ -229,8 +281,8 @@ def table(result: dict) -> str:
     if result["simulator"]:
         lines.append("(simulator: the paths ran and the results were checked; no timings)")
         return "\n".join(lines)
-    lines.append("kernel: the kernel alone, back to back; call: the op's kernel function (output allocated), back "
-                 "to back; 1 call: one call between events")
+    lines.append("GPU time per call -- kernel: the kernel(s) alone; call: the op's kernel function (output "
+                 "allocated); 1 call: one call between events, the host's overhead included")
     lines.append(f"{'op':<6} {'kernel ms':>9} {'call ms':>8} {'1 call ms':>9} {'GB/s':>6} {'of copy':>7} "
                  f"{'target':>6} {'torch ms':>8} {'torch GB/s':>10}")
     for r in result["rows"]:

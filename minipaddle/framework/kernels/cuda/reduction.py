@@ -185,6 +185,14 @@ def accumulator(dtype: np.dtype) -> np.dtype:
     return np.dtype("int64")
 
 
+def chunks_for(rows: int, row_len: int) -> int:
+    """How many blocks share one long row: enough to fill the GPU when there are too few rows, never
+    so many that a block gets fewer than 4 * THREADS elements."""
+    if rows >= max_blocks():
+        return 1
+    return larger(1, smaller(math.ceil(max_blocks() / rows), row_len // (4 * THREADS)))
+
+
 def reduce_rows(reduction: RowReduction, rows2d, out_dtype, count=1.0, center=None):
     """Reduce each row of a (rows, row_len) device array; returns a (rows,) device array.
 
@@ -204,9 +212,7 @@ def reduce_rows(reduction: RowReduction, rows2d, out_dtype, count=1.0, center=No
         kernel = reduction.kernel(_rows_by_thread, acc_dtype)
         kernel[blocks_for(rows), THREADS](flat, out, rows, row_len, center, count)
         return out
-    chunks = 1
-    if rows < max_blocks():  # too few rows to fill the GPU: split each into chunks, reduce twice
-        chunks = larger(1, smaller(math.ceil(max_blocks() / rows), row_len // (4 * THREADS)))
+    chunks = chunks_for(rows, row_len)
     if chunks == 1:
         kernel = reduction.kernel(_rows_by_block, acc_dtype)
         kernel[smaller(rows, max_blocks()), THREADS](flat, out, rows, row_len, 1, center, count)
