@@ -19,6 +19,7 @@ from .autograd.node import HookHandle, VersionCounter
 from .dtype import BFLOAT16_NP, to_paddle_dtype
 from .errors import invalid_argument, precondition_not_met
 from .place import CPUPlace, Place, place_of
+from .registry import DEVICE_ARRAY_TYPES
 
 _names = itertools.count()
 
@@ -106,7 +107,9 @@ class Tensor:
     def numpy(self) -> np.ndarray:
         """The values as a numpy array: this tensor's own storage on the CPU, a host copy from the GPU."""
         data = self._data
-        return data if type(data) is np.ndarray else data.copy_to_host()
+        if type(data) is np.ndarray or type(data) not in DEVICE_ARRAY_TYPES:
+            return data
+        return data.copy_to_host()
 
     def __array__(self, dtype=None, copy=None):
         data = self.numpy()
