@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lab demo bench lint graphviz chromium labextension
+.PHONY: setup test test-gpu lab demo bench lint graphviz chromium labextension
 
 setup: $(STAMP) labextension
 
@@ -59,9 +59,15 @@ graphviz:
 		echo "note: could not install graphviz; graph pictures fall back to lists"; \
 	else echo "note: install Graphviz (apt-get install graphviz / brew install graphviz) for graph pictures"; fi
 
+# tests/device/cuda runs in a process of its own: numba's CUDA simulator (no GPU here) must be switched
+# on before numba is imported, and it must not make the rest of the suite believe a GPU is present.
 test: setup
 	$(JLPM) test
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider --ignore=tests/device/cuda
+	$(PY) -m pytest -q -p no:cacheprovider tests/device/cuda
+
+test-gpu: setup
+	$(PY) -m pytest -q -p no:cacheprovider tests/device/cuda
 
 # Jupyter refuses to start as root unless told; these machines and containers often run as root.
 LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root)
