@@ -82,21 +82,44 @@ def gumbel_softmax(x: Tensor, temperature: float = 1.0, hard: bool = False, axis
     return hot.astype(y.dtype) - y.detach() + y
 
 
-def _inplace(fn, name: str):
-    """Paddle's `relu_`-style functions: compute, then write the result into x (version-checked)."""
-    def inplace(x: Tensor, *args, **kwargs) -> Tensor:
-        x = as_tensor(name, "x", x)
-        x._check_inplace(name)
-        return x._assign_result(fn(x, *args, **kwargs), name)
-    inplace.__name__ = inplace.__qualname__ = name
-    inplace.__doc__ = f"In-place {fn.__name__}: writes the result into x and bumps its version."
-    return inplace
+# Paddle's `relu_`-style functions: check that x may be written, compute, write the result into x
+# (its version goes up, so a graph that saved x notices).
+def _write_into(name: str, x, compute) -> Tensor:
+    x = as_tensor(name, "x", x)
+    x._check_inplace(name)
+    return x._assign_result(compute(x), name)
 
 
-relu_ = _inplace(relu, "relu_")
-elu_ = _inplace(elu, "elu_")
-tanh_ = _inplace(tanh, "tanh_")
-softmax_ = _inplace(softmax, "softmax_")
-hardtanh_ = _inplace(hardtanh, "hardtanh_")
-leaky_relu_ = _inplace(leaky_relu, "leaky_relu_")
-thresholded_relu_ = _inplace(thresholded_relu, "thresholded_relu_")
+def relu_(x, name=None) -> Tensor:
+    """In-place relu: writes relu(x) into x."""
+    return _write_into("relu_", x, relu)
+
+
+def elu_(x, alpha=1.0, name=None) -> Tensor:
+    """In-place elu: writes elu(x, alpha) into x."""
+    return _write_into("elu_", x, lambda t: elu(t, alpha))
+
+
+def tanh_(x, name=None) -> Tensor:
+    """In-place tanh: writes tanh(x) into x."""
+    return _write_into("tanh_", x, tanh)
+
+
+def softmax_(x, axis=-1, dtype=None, name=None) -> Tensor:
+    """In-place softmax: writes softmax(x, axis, dtype) into x."""
+    return _write_into("softmax_", x, lambda t: softmax(t, axis, dtype))
+
+
+def hardtanh_(x, min=-1.0, max=1.0, name=None) -> Tensor:  # noqa: A002 - Paddle's argument names
+    """In-place hardtanh: writes hardtanh(x, min, max) into x."""
+    return _write_into("hardtanh_", x, lambda t: hardtanh(t, min, max))
+
+
+def leaky_relu_(x, negative_slope=0.01, name=None) -> Tensor:
+    """In-place leaky_relu: writes leaky_relu(x, negative_slope) into x."""
+    return _write_into("leaky_relu_", x, lambda t: leaky_relu(t, negative_slope))
+
+
+def thresholded_relu_(x, threshold=1.0, value=0.0, name=None) -> Tensor:
+    """In-place thresholded_relu: writes thresholded_relu(x, threshold, value) into x."""
+    return _write_into("thresholded_relu_", x, lambda t: thresholded_relu(t, threshold, value))
