@@ -286,7 +286,7 @@ def table(result: dict) -> str:
     lines.append(f"{'op':<6} {'kernel ms':>9} {'call ms':>8} {'1 call ms':>9} {'GB/s':>6} {'of copy':>7} "
                  f"{'target':>6} {'torch ms':>8} {'torch GB/s':>10}")
     for r in result["rows"]:
-        def cell(key, fmt):
+        def cell(key, fmt, r=r):
             return format(r[key], fmt) if r.get(key) is not None else "-"
         lines.append(f"{r['op']:<6} {cell('kernel_ms', '.3f'):>9} {cell('call_ms', '.3f'):>8} "
                      f"{cell('single_call_ms', '.3f'):>9} {cell('gb_per_s', '.0f'):>6} {cell('of_copy', '.0%'):>7} "

@@ -20,14 +20,19 @@ INTS_AND_BOOL = ("int32", "int64", "bool")
 
 # ---- elementwise arithmetic and math (kernels/cuda/elementwise.py) ----
 add_kernel("add", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:add"), name="cuda")
-add_kernel("subtract", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:subtract"), name="cuda")
-add_kernel("multiply", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:multiply"), name="cuda")
+add_kernel("subtract", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:subtract"),
+           name="cuda")
+add_kernel("multiply", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:multiply"),
+           name="cuda")
 add_kernel("divide", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:divide"), name="cuda")
 add_kernel("maximum", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:maximum"), name="cuda")
 add_kernel("minimum", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:minimum"), name="cuda")
-add_kernel("elementwise_pow", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:elementwise_pow"), name="cuda")
-add_kernel("floor_divide", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:floor_divide"), name="cuda")
-add_kernel("remainder", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:remainder"), name="cuda")
+add_kernel("elementwise_pow", "gpu", FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cuda.elementwise:elementwise_pow"), name="cuda")
+add_kernel("floor_divide", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:floor_divide"),
+           name="cuda")
+add_kernel("remainder", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:remainder"),
+           name="cuda")
 add_kernel("neg", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:neg"), name="cuda")
 add_kernel("abs", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:abs"), name="cuda")
 add_kernel("square", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:square"), name="cuda")
@@ -36,7 +41,8 @@ add_kernel("log", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.e
 add_kernel("log1p", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:log1p"), name="cuda")
 add_kernel("sqrt", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:sqrt"), name="cuda")
 add_kernel("rsqrt", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:rsqrt"), name="cuda")
-add_kernel("reciprocal", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:reciprocal"), name="cuda")
+add_kernel("reciprocal", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:reciprocal"),
+           name="cuda")
 add_kernel("sin", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:sin"), name="cuda")
 add_kernel("cos", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:cos"), name="cuda")
 add_kernel("tanh", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:tanh"), name="cuda")
@@ -54,44 +60,65 @@ add_kernel("where", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.el
 add_kernel("equal", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:equal"), name="cuda")
 add_kernel("not_equal", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:not_equal"), name="cuda")
 add_kernel("less_than", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:less_than"), name="cuda")
-add_kernel("less_equal", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:less_equal"), name="cuda")
-add_kernel("greater_than", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:greater_than"), name="cuda")
-add_kernel("greater_equal", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:greater_equal"), name="cuda")
-add_kernel("logical_and", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:logical_and"), name="cuda")
-add_kernel("logical_or", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:logical_or"), name="cuda")
-add_kernel("logical_xor", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:logical_xor"), name="cuda")
-add_kernel("logical_not", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:logical_not"), name="cuda")
+add_kernel("less_equal", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:less_equal"),
+           name="cuda")
+add_kernel("greater_than", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:greater_than"),
+           name="cuda")
+add_kernel("greater_equal", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:greater_equal"),
+           name="cuda")
+add_kernel("logical_and", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:logical_and"),
+           name="cuda")
+add_kernel("logical_or", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:logical_or"),
+           name="cuda")
+add_kernel("logical_xor", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:logical_xor"),
+           name="cuda")
+add_kernel("logical_not", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:logical_not"),
+           name="cuda")
 add_kernel("isnan", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:isnan"), name="cuda")
 add_kernel("isinf", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:isinf"), name="cuda")
-add_kernel("isfinite", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:isfinite"), name="cuda")
-add_kernel("bitwise_and", "gpu", INTS_AND_BOOL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:bitwise_and"), name="cuda")
-add_kernel("bitwise_or", "gpu", INTS_AND_BOOL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:bitwise_or"), name="cuda")
-add_kernel("bitwise_xor", "gpu", INTS_AND_BOOL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:bitwise_xor"), name="cuda")
-add_kernel("bitwise_not", "gpu", INTS_AND_BOOL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:bitwise_not"), name="cuda")
+add_kernel("isfinite", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:isfinite"),
+           name="cuda")
+add_kernel("bitwise_and", "gpu", INTS_AND_BOOL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:bitwise_and"),
+           name="cuda")
+add_kernel("bitwise_or", "gpu", INTS_AND_BOOL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:bitwise_or"),
+           name="cuda")
+add_kernel("bitwise_xor", "gpu", INTS_AND_BOOL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:bitwise_xor"),
+           name="cuda")
+add_kernel("bitwise_not", "gpu", INTS_AND_BOOL, LazyKernel("minipaddle.framework.kernels.cuda.elementwise:bitwise_not"),
+           name="cuda")
 
 # ---- activations (kernels/cuda/activation.py) ----
 add_kernel("relu", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:relu"), name="cuda")
-add_kernel("relu_grad", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:relu_grad"), name="cuda")
+add_kernel("relu_grad", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:relu_grad"),
+           name="cuda")
 add_kernel("relu6", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:relu6"), name="cuda")
 add_kernel("sigmoid", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:sigmoid"), name="cuda")
 add_kernel("silu", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:silu"), name="cuda")
 add_kernel("gelu", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:gelu"), name="cuda")
-add_kernel("hardswish", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:hardswish"), name="cuda")
+add_kernel("hardswish", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:hardswish"),
+           name="cuda")
 add_kernel("mish", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:mish"), name="cuda")
-add_kernel("tanhshrink", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:tanhshrink"), name="cuda")
+add_kernel("tanhshrink", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:tanhshrink"),
+           name="cuda")
 add_kernel("softsign", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:softsign"), name="cuda")
-add_kernel("log_sigmoid", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:log_sigmoid"), name="cuda")
-add_kernel("leaky_relu", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:leaky_relu"), name="cuda")
+add_kernel("log_sigmoid", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:log_sigmoid"),
+           name="cuda")
+add_kernel("leaky_relu", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:leaky_relu"),
+           name="cuda")
 add_kernel("elu", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:elu"), name="cuda")
 add_kernel("softplus", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:softplus"), name="cuda")
-add_kernel("hardsigmoid", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:hardsigmoid"), name="cuda")
+add_kernel("hardsigmoid", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:hardsigmoid"),
+           name="cuda")
 add_kernel("clip", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.activation:clip"), name="cuda")
 add_kernel("hardtanh", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:hardtanh"), name="cuda")
 add_kernel("selu", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:selu"), name="cuda")
 add_kernel("celu", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:celu"), name="cuda")
-add_kernel("hardshrink", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:hardshrink"), name="cuda")
-add_kernel("softshrink", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:softshrink"), name="cuda")
-add_kernel("thresholded_relu", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:thresholded_relu"), name="cuda")
+add_kernel("hardshrink", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:hardshrink"),
+           name="cuda")
+add_kernel("softshrink", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.activation:softshrink"),
+           name="cuda")
+add_kernel("thresholded_relu", "gpu", FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cuda.activation:thresholded_relu"), name="cuda")
 
 # ---- reductions (kernels/cuda/reduction.py); amax/amin compute what max/min do ----
 add_kernel("sum", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.reduction:sum"), name="cuda")
@@ -108,11 +135,13 @@ add_kernel("std", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.r
 
 # ---- softmax (kernels/cuda/softmax.py) ----
 add_kernel("softmax", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.softmax:softmax"), name="cuda")
-add_kernel("log_softmax", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.softmax:log_softmax"), name="cuda")
+add_kernel("log_softmax", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.softmax:log_softmax"),
+           name="cuda")
 
 # ---- random ops: Philox4x32-10 (kernels/cuda/random.py) ----
 add_kernel("dropout", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.random:dropout"), name="cuda")
-add_kernel("alpha_dropout", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.random:alpha_dropout"), name="cuda")
+add_kernel("alpha_dropout", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.random:alpha_dropout"),
+           name="cuda")
 add_kernel("rrelu", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.random:rrelu"), name="cuda")
 
 # ---- matmul (kernels/cuda/matmul.py): the progression, each step a candidate of its own ----

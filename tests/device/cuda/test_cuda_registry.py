@@ -36,13 +36,13 @@ def test_importing_the_registry_imports_no_numba():
 def test_every_target_is_spelled_out_and_resolves_to_a_kernel():
     targets = re.findall(r'LazyKernel\("([^"]+)"\)', SOURCE)
     assert len(targets) == SOURCE.count("add_kernel(") > 80
-    for op, key, kernel in gpu_kernels():
+    for _op, _key, kernel in gpu_kernels():
         assert isinstance(kernel.fn, LazyKernel) and kernel.fn.target in targets
         assert callable(kernel.fn.resolve()), kernel.fn.target
 
 
 def test_each_kernel_takes_the_ops_inputs_and_attributes():
-    for op, key, kernel in gpu_kernels():
+    for op, _key, kernel in gpu_kernels():
         fn = kernel.fn.resolve()
         if not inspect.isfunction(fn):  # a CudaElementwiseKernel: arrays only, no attributes
             assert not op.attrs, op.name
@@ -52,7 +52,7 @@ def test_each_kernel_takes_the_ops_inputs_and_attributes():
 
 def test_dtypes_registered():
     dtypes = {}
-    for op, key, kernel in gpu_kernels():
+    for op, key, _kernel in gpu_kernels():
         dtypes.setdefault(op.name, set()).add(key.dtype.name)
     assert dtypes["gelu"] == {"float16", "float32", "float64"}
     assert dtypes["add"] == {"float16", "float32", "float64", "int32", "int64"}

@@ -161,7 +161,8 @@ class RowReduction:
         kernel = self._kernels.get(key)
         if kernel is None:
             names = {"combine": device_function(self.combine), "IDENTITY": acc_dtype.type(self.identity(acc_dtype)),
-                     "prepare": device_function(self.prepare), "finalize": device_function(self.finalize if final else keep),
+                     "prepare": device_function(self.prepare),
+                     "finalize": device_function(self.finalize if final else keep),
                      "acc": from_dtype(acc_dtype), "shfl_down": shfl_down}
             suffix = "" if final else "_partial"
             kernel = self._kernels[key] = specialize(template, f"{self.name}{template.__name__}_{acc_dtype}{suffix}",
@@ -407,9 +408,12 @@ def _arg(better, x, axis, keepdim, dtype):
     return out.reshape(out_shape)
 
 
-def argmax(x, axis=None, keepdim=False, dtype=np.dtype("int64")):
+INT64 = np.dtype("int64")
+
+
+def argmax(x, axis=None, keepdim=False, dtype=INT64):
     return _arg(argmax_better, x, axis, keepdim, dtype)
 
 
-def argmin(x, axis=None, keepdim=False, dtype=np.dtype("int64")):
+def argmin(x, axis=None, keepdim=False, dtype=INT64):
     return _arg(argmin_better, x, axis, keepdim, dtype)

@@ -2,8 +2,9 @@
 
 The softmax axis is moved last (a free reshape when it is already last, else one transpose copy
 with reduction.permute), so each row is contiguous and a block's threads read it coalesced.
-A block (a warp or more: as many threads as the row has, up to 256) makes three sweeps over its row -- the max, the sum of exp(x - max), the output -- and
-combines its threads' partial max and sum with warp shuffles, then across warps in shared memory.
+A block (a warp or more: as many threads as the row has, up to 256) makes three sweeps over its
+row -- the max, the sum of exp(x - max), the output -- and combines its threads' partial max and
+sum with warp shuffles, then across warps in shared memory.
 Non-finite rows follow the CPU kernel (ops/softmax.py): a row holding +inf or NaN gives NaN
 everywhere; a row of only -inf is not shifted (exp(-inf) = 0), so it gives 0 / 0 = NaN too.
 float16 computes in float32.
