@@ -6,11 +6,11 @@
 What it measures (float32, `--size` elements, default 64M = 256 MB per array):
 - copy: a device-to-device copy (`dst.copy_to_device(src)`): the bandwidth to compare against,
   counting bytes read and written;
-- add (x + y) and GELU (erf form) from kernels/cuda/elementwise.py and activation.py, and a sum of
-  every element from kernels/cuda/reduction.py: GB/s (bytes each must move at least) and the share of
-  the copy's bandwidth. Targets: elementwise >= 70%, the sum >= 60%. Each is timed twice: the kernel
-  alone on a preallocated output ("kernel"), and the op's kernel function as dispatch calls it, output
-  allocation included ("call");
+- add (x + y) and GELU (erf form) from kernels/cuda/elementwise.py and activation.py, a sum of every
+  element from kernels/cuda/reduction.py, and a broadcasting add (a matrix plus a 1024-wide row):
+  GB/s (bytes each must move at least) and the share of the copy's bandwidth. Targets: elementwise
+  >= 70%, the sum >= 60%. Each is timed twice: the kernel alone on a preallocated output ("kernel"),
+  and the op's kernel function as dispatch calls it, output allocation included ("call");
 - launch overhead: microseconds per add of two 16-float arrays, back to back, wall clock, and a
   profile of where that host time goes.
 The same operations through PyTorch CUDA run beside them when torch.cuda is available.
@@ -40,7 +40,7 @@ import numpy as np
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
-COPY_TARGET = {"add": 0.70, "gelu": 0.70, "sum": 0.60}
+COPY_TARGET = {"add": 0.70, "gelu": 0.70, "sum": 0.60, "add_row": 0.70}
 
 
 def _median_ms(fn, repeats: int) -> float:
@@ -124,8 +124,11 @@ def _torch_rows(x_host: np.ndarray, y_host: np.ndarray, repeats: int, warmup: in
         return None
     x, y = torch.from_numpy(x_host).cuda(), torch.from_numpy(y_host).cuda()
     dst = torch.empty_like(x)
+    cols = math.gcd(x.numel(), 1024)
+    x_matrix, row = x.reshape(-1, cols), y[:cols]
     ops = {"copy": lambda: dst.copy_(x), "add": lambda: torch.add(x, y),
-           "gelu": lambda: torch.nn.functional.gelu(x), "sum": lambda: torch.sum(x)}
+           "gelu": lambda: torch.nn.functional.gelu(x), "sum": lambda: torch.sum(x),
+           "add_row": lambda: torch.add(x_matrix, row)}
     result = {}
     for name, fn in ops.items():
         for _ in range(warmup):
@@ -204,6 +207,8 @@ def run(size: int = 1 << 26, repeats: int = 20, warmup: int = 3, tiny_calls: int
     y_host = rng.standard_normal(size, dtype=np.float32)
     x, y = cuda.to_device(x_host), cuda.to_device(y_host)
     out, dst = cuda.device_array_like(x), cuda.device_array_like(x)
+    cols = math.gcd(size, 1024)
+    x_matrix, bias_row = x.reshape(size // cols, cols), cuda.to_device(y_host[:cols])
     f32 = np.dtype(np.float32)
     add_kernel = elementwise.add._kernel(_map_xy, f32)
     gelu_kernel = activation._GELU_ERF._kernel(_map_x, f32)
@@ -214,10 +219,14 @@ def run(size: int = 1 << 26, repeats: int = 20, warmup: int = 3, tiny_calls: int
         "add": (lambda: add_kernel[blocks, THREADS](x, y, out), lambda: elementwise.add(x, y), 3 * size * word),
         "gelu": (lambda: gelu_kernel[blocks, THREADS](x, out), lambda: activation.gelu(x), 2 * size * word),
         "sum": (_sum_kernels_alone(x, size), lambda: reduction.sum(x), size * word),
+        # broadcasting: a (size / 1024, 1024) matrix plus one row, through the shared index helper
+        "add_row": (None, lambda: elementwise.add(x_matrix, bias_row), 2 * size * word),
     }
     gelu_ref = 0.5 * x_host * (1.0 + np.vectorize(math.erf)(x_host.astype(np.float64) / math.sqrt(2.0))) \
         if size <= 1 << 16 else None
     errors = {"add": _check("add", elementwise.add(x, y), x_host.astype(np.float64) + y_host, 1e-6),
+              "add_row": _check("add_row", elementwise.add(x_matrix, bias_row),
+                                x_host.reshape(-1, cols).astype(np.float64) + y_host[:cols], 1e-6),
               "sum": _check("sum", reduction.sum(x).reshape(1), np.array([x_host.astype(np.float64).sum()]),
                             1e-6, scale=float(np.abs(x_host).astype(np.float64).sum()))}  # vs the sum of |x|
     if gelu_ref is not None:

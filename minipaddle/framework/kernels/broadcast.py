@@ -12,9 +12,10 @@ them on Python ints to check them by hand:
     >>> broadcast_index([1, 2], (2, 3), (1, 3), [0, 0])   # a (1, 3) input broadcast to (2, 3)
     [0, 2]
 
-Kernels use the fused form, `broadcast_position`, which goes from an output ordinal straight to
-an input position without a local index array: the input's strides are 0 along the dims it is
-broadcast over (`broadcast_strides`), so those dims simply do not move it.
+Kernels use the fused form, `broadcast_position` (`broadcast_positions` for two inputs), which goes
+from an output ordinal straight to an input position without a local index array: the input's
+strides are 0 along the dims it is broadcast over (`broadcast_strides`), so those dims simply do
+not move it.
 
 This module imports no numba: the kernel modules compile what they use (kernels/cuda/elementwise.py).
 The host-side helpers (`broadcast_strides`, `coalesce`, `padded`) prepare the tuples a kernel takes.
@@ -67,6 +68,21 @@ def broadcast_position(ordinal, ndim, shape, strides) -> int:
         position += (remaining % size) * strides[d]
         remaining = remaining // size
     return position
+
+
+def broadcast_positions(ordinal, ndim, shape, strides_a, strides_b):
+    """broadcast_position for two inputs at once: both read the same index digits, so each digit
+    costs one division, not two (integer division is the expensive part of broadcasting)."""
+    position_a = 0
+    position_b = 0
+    remaining = ordinal
+    for d in range(ndim - 1, -1, -1):
+        size = shape[d]
+        digit = remaining % size
+        remaining = remaining // size
+        position_a += digit * strides_a[d]
+        position_b += digit * strides_b[d]
+    return position_a, position_b
 
 
 # ---- host side: the tuples the kernels take --------------------------------------------

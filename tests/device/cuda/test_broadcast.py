@@ -29,6 +29,9 @@ def test_broadcast_index_and_position_read_what_numpy_broadcasting_reads(small, 
         index = B.broadcast_index(big_index, big, small, [0] * len(small))
         assert data[tuple(index)] == expected[tuple(big_index)]
         assert data.reshape(-1)[B.broadcast_position(ordinal, len(big), big, strides)] == expected[tuple(big_index)]
+        own = B.contiguous_strides(big)
+        assert B.broadcast_positions(ordinal, len(big), big, strides, own) == (
+            B.broadcast_position(ordinal, len(big), big, strides), ordinal)
 
 
 def test_coalesce_merges_dims_every_operand_walks_alike():

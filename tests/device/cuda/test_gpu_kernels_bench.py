@@ -27,7 +27,7 @@ def test_tiny_run_writes_json_and_a_table(tmp_path, capsys):
     out = tmp_path / "gpu_kernels.json"
     assert bench.main([str(out), "--size", "1024", "--repeats", "1", "--warmup", "1", "--tiny-calls", "10"]) == 0
     result = json.loads(out.read_text())
-    assert [row["op"] for row in result["rows"]] == ["copy", "add", "gelu", "sum"]
+    assert [row["op"] for row in result["rows"]] == ["copy", "add", "gelu", "sum", "add_row"]
     assert result["simulator"] is bool(numba.config.ENABLE_CUDASIM)
     assert result["rows"][1]["relative_error"] <= 1e-6
     assert "GPU kernels, 1,024 float32 elements" in capsys.readouterr().out

@@ -37,6 +37,7 @@ BOOL = np.dtype(bool)
 _COMPUTE = {np.dtype("float16"): np.dtype("float32")}
 
 broadcast_position = cuda.jit(device=True)(broadcast.broadcast_position)
+broadcast_positions = cuda.jit(device=True)(broadcast.broadcast_positions)
 
 
 # ---- kernel templates: `primitive` and `compute` are bound per op and dtype (launch.specialize) ----
@@ -86,8 +87,7 @@ def _map_xy(x, y, out):
 
 def _map_xy_broadcast(x, y, out, ndim, shape, x_strides, y_strides):
     for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
-        xi = broadcast_position(i, ndim, shape, x_strides)
-        yi = broadcast_position(i, ndim, shape, y_strides)
+        xi, yi = broadcast_positions(i, ndim, shape, x_strides, y_strides)
         out[i] = primitive(compute(x[xi]), compute(y[yi]))  # noqa: F821
 
 
@@ -99,8 +99,7 @@ def _map_cxy(c, x, y, out):
 def _map_cxy_broadcast(c, x, y, out, ndim, shape, c_strides, x_strides, y_strides):
     for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
         ci = broadcast_position(i, ndim, shape, c_strides)
-        xi = broadcast_position(i, ndim, shape, x_strides)
-        yi = broadcast_position(i, ndim, shape, y_strides)
+        xi, yi = broadcast_positions(i, ndim, shape, x_strides, y_strides)
         out[i] = primitive(c[ci], x[xi], y[yi])  # noqa: F821
 
 
@@ -144,7 +143,7 @@ class CudaElementwiseKernel:
         if kernel is None:
             compute_dtype = _COMPUTE.get(dtype, dtype)
             names = {"primitive": self._device_primitive(compute_dtype), "compute": from_dtype(compute_dtype),
-                     "broadcast_position": broadcast_position}
+                     "broadcast_position": broadcast_position, "broadcast_positions": broadcast_positions}
             # e.g. "gelu_map_x_float32": what a profiler shows for this launch
             kernel = self._kernels[key] = specialize(template, f"{self.primitive.__name__}{template.__name__}_{dtype}",
                                                      names)
