@@ -60,14 +60,14 @@ def broadcast_position(ordinal, ndim, shape, strides) -> int:
     """The storage position an input with `strides` reads for output element `ordinal` of `shape`.
 
     `to_index` and `index_to_position` fused, from the last dim to the first, so no index array is
-    needed (GPU threads have no cheap local arrays); only the first `ndim` entries are used."""
+    needed (GPU threads have no cheap local arrays); only the first `ndim` (>= 1) entries are used."""
     position = 0
     remaining = ordinal
-    for d in range(ndim - 1, -1, -1):
+    for d in range(ndim - 1, 0, -1):
         size = shape[d]
         position += (remaining % size) * strides[d]
         remaining = remaining // size
-    return position
+    return position + remaining * strides[0]  # what remains is the first dim's digit: no division
 
 
 def broadcast_positions(ordinal, ndim, shape, strides_a, strides_b):
@@ -76,13 +76,13 @@ def broadcast_positions(ordinal, ndim, shape, strides_a, strides_b):
     position_a = 0
     position_b = 0
     remaining = ordinal
-    for d in range(ndim - 1, -1, -1):
+    for d in range(ndim - 1, 0, -1):
         size = shape[d]
         digit = remaining % size
         remaining = remaining // size
         position_a += digit * strides_a[d]
         position_b += digit * strides_b[d]
-    return position_a, position_b
+    return position_a + remaining * strides_a[0], position_b + remaining * strides_b[0]
 
 
 # ---- host side: the tuples the kernels take --------------------------------------------

@@ -106,3 +106,15 @@ def test_a_wrong_dtype_names_the_kernel_and_the_dtypes_it_has():
     from minipaddle.framework.kernels.cuda.elementwise import exp
     with pytest.raises(TypeError, match="exp .cuda.: no kernel for dtype int32; have float16, float32, float64"):
         exp(cuda.to_device(np.zeros(3, np.int32)))
+
+
+@pytest.mark.parametrize("x_shape, y_shape", [((1501,), (1501,)), ((41, 37), (37,)), ((41, 37), (41, 1))])
+@pytest.mark.parametrize("op_name", ["add", "gelu", "where"])
+def test_enough_elements_for_the_four_way_unrolled_loops(op_name, x_shape, y_shape):
+    # more than 4 x (blocks x threads) elements, so every thread runs the unrolled body and the tail
+    if op_name == "gelu":
+        check(op_name, [floats(x_shape)], rtol=2e-6, atol=2e-6)
+    elif op_name == "where":
+        check(op_name, [RNG.random(y_shape) > 0.5, floats(x_shape), floats(x_shape)])
+    else:
+        check(op_name, [floats(x_shape), floats(y_shape)])

@@ -86,9 +86,24 @@ def _map_xy(x, y, out):
 
 
 def _map_xy_broadcast(x, y, out, ndim, shape, x_strides, y_strides):
-    for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+    n, grid = out.size, cuda.gridsize(1)  # unrolled by four, as _map_x: eight loads in flight
+    i = cuda.grid(1)
+    while i + 3 * grid < n:
+        xi0, yi0 = broadcast_positions(i, ndim, shape, x_strides, y_strides)
+        xi1, yi1 = broadcast_positions(i + grid, ndim, shape, x_strides, y_strides)
+        xi2, yi2 = broadcast_positions(i + 2 * grid, ndim, shape, x_strides, y_strides)
+        xi3, yi3 = broadcast_positions(i + 3 * grid, ndim, shape, x_strides, y_strides)
+        x0, x1, x2, x3 = x[xi0], x[xi1], x[xi2], x[xi3]
+        y0, y1, y2, y3 = y[yi0], y[yi1], y[yi2], y[yi3]
+        out[i] = primitive(compute(x0), compute(y0))  # noqa: F821
+        out[i + grid] = primitive(compute(x1), compute(y1))  # noqa: F821
+        out[i + 2 * grid] = primitive(compute(x2), compute(y2))  # noqa: F821
+        out[i + 3 * grid] = primitive(compute(x3), compute(y3))  # noqa: F821
+        i += 4 * grid
+    while i < n:
         xi, yi = broadcast_positions(i, ndim, shape, x_strides, y_strides)
         out[i] = primitive(compute(x[xi]), compute(y[yi]))  # noqa: F821
+        i += grid
 
 
 def _map_cxy(c, x, y, out):
