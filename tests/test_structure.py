@@ -45,8 +45,6 @@ KNOWN_LONG_FILES: dict[str, str] = {
     "minipaddle/visualizer/trace.py": "the Trace reader, its checks and the document's assembly",
 }
 KNOWN_LONG_FUNCTIONS: dict[str, str] = {
-    "minipaddle/framework/autograd/engine.py:run_backward": "issue 15 item 3 splits it into backward(), a grad() "
-    "planner and tracing",
 }
 
 

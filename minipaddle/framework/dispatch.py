@@ -146,18 +146,18 @@ def _record(op: OpDef, inputs: tuple, attrs: dict, outs: tuple) -> None:
     node = GradNode(op, attrs, edges, metas, out_metas)
     if op.save:
         saved = node.saved
-        for name, index in op._save_index.items():
-            if index >= 0:  # an input: keep the tensor and the version of its storage now
+        for name, (kind, index) in op._save_index.items():
+            if kind == "input":  # keep the tensor and the version of its storage now
                 t = inputs[index]
                 root = t if t._base is None else t._base
                 counter = root._counter
                 if counter is None:
                     counter = root._counter = VersionCounter()
                 saved[name] = (t, counter, counter.value)
-            else:           # an output: keep its array, not the tensor (that would be a cycle)
-                o = outs[-index - 1]
+            else:                # an output: keep its array, not the tensor (that would be a cycle)
+                o = outs[index]
                 counter = o._counter = VersionCounter()
-                saved[name] = SavedOutput(o._data, -index - 1, counter)
+                saved[name] = SavedOutput(o._data, index, counter)
     index = 0
     for o in outs:
         if o._data.dtype.kind in DIFFERENTIABLE_KINDS:  # float, complex, bfloat16; integer and bool never

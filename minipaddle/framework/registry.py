@@ -119,7 +119,7 @@ class OpDef:
 
 OPS: dict[str, OpDef] = {}
 _GRAD_NODE_NAMES = {"op", "attrs", "saved", "next_edges", "input_metas", "out_metas", "tensor_hooks",
-                    "freed", "seq", "name", "unpack", "repack", "release", "add_hook"}
+                    "freed", "seq", "name", "unpack", "repack", "release", "add_hook", "needs_grad"}
 
 
 def register_op(
@@ -152,11 +152,11 @@ def register_op(
     clash = set(op.attr_defaults) & _GRAD_NODE_NAMES
     if clash:  # backward rules read attrs as node.<attr>; these names are the node's own
         raise ValueError(f"op {name!r}: attribute names {sorted(clash)} are reserved by GradNode")
-    for key in save:
+    for key in save:  # ctx.<key> in the backward rule: which input or output dispatch saves for it
         if key in inputs:
-            op._save_index[key] = inputs.index(key)
+            op._save_index[key] = ("input", inputs.index(key))
         elif key in outputs:
-            op._save_index[key] = -outputs.index(key) - 1
+            op._save_index[key] = ("output", outputs.index(key))
         else:
             raise ValueError(f"op {name!r}: saved name {key!r} is neither an input nor an output")
     OPS[name] = op

@@ -1,10 +1,21 @@
-"""The backward engine: walk the grad graph in topological order, summing gradients.
+"""The backward engine: walk the grad graph newest node first, summing gradients as they arrive.
 
-`run_backward` serves both `Tensor.backward()` (accumulate into leaves' `.grad`) and
-`paddle.grad()` (return the gradients of chosen inputs, touch no `.grad`). Each node
-runs once, after every node that feeds it has run, with the sum of its incoming grads.
-With `create_graph=True` the rules run with grad recording on, so the gradients are
-themselves differentiable: double grad needs no extra code.
+Read top to bottom:
+
+    backward()     the loop, in micrograd's shape: seed the outputs' gradients, pop the newest
+                   node, run its backward rule, accumulate each input's gradient into the node its
+                   edge leads to
+    BackwardPass   one pass's options, and how it runs one node: a leaf adds into its `.grad`,
+                   any other node runs its op's rule. Tensor.backward() is the loop with
+                   `BackwardPass.run_node` as its step.
+    GradPlan       paddle.grad(): run only the nodes that lead to the wanted inputs, keep the
+                   inputs' gradients as they pass (no `.grad` is touched), send nothing through
+                   no_grad_vars. paddle.grad() is the loop with `GradPlan.step` as its step.
+    TracedPass     the debugger: the same pass, reporting itself and each node that runs.
+
+`run_backward` puts these together for Tensor.backward() and paddle.grad(). With
+`create_graph=True` the rules run with grad recording on, so the gradients are themselves
+differentiable: double grad needs no extra code.
 """
 from __future__ import annotations
 
@@ -19,6 +30,24 @@ from ..thread_modes import grad_enabled, set_grad
 from .node import AccumulateGrad
 
 Tensor = None  # set by tensor.py once the class exists (tensor.py imports this module)
+
+
+def run_backward(outputs, grad_outputs, *, retain_graph: bool, create_graph: bool, inputs=None,
+                 allow_unused: bool = False, no_grad_vars=(), api: str = "backward"):
+    """Tensor.backward() and paddle.grad() start here; given `inputs` (paddle.grad), return their grads.
+
+    No gradient flows through the tensors in `no_grad_vars` (paddle.grad's argument)."""
+    seeds = seed_gradients(outputs, grad_outputs, api)
+    if instrument.subscribers:  # the debugger listens: the same pass, reported (TracedPass, below)
+        backward_pass = TracedPass(outputs, retain_graph, create_graph, api)
+    else:
+        backward_pass = BackwardPass(retain_graph, create_graph, api)
+    if inputs is None:  # Tensor.backward(): every node runs, and the gradients end in the leaves' .grad
+        backward_pass.run(seeds, backward_pass.run_node)
+        return None
+    plan = GradPlan(seeds, inputs, no_grad_vars, backward_pass)
+    backward_pass.run(plan.seeds, plan.step)
+    return plan.gradients(allow_unused)
 
 
 def grad_edge(tensor):
@@ -36,21 +65,9 @@ def grad_edge(tensor):
     return (acc, 0)
 
 
-def run_backward(outputs, grad_outputs, *, retain_graph: bool, create_graph: bool,
-                 inputs=None, allow_unused: bool = False, no_grad_vars=(), api: str = "backward"):
-    """Run backward from `outputs`; return the inputs' grads when `inputs` is given.
-
-    Nodes wait in a heap keyed by their creation number, newest first: every node that can send
-    a gradient to a node was made after it, so a node runs once, with all its gradients summed.
-    No gradient flows through the tensors in `no_grad_vars` (paddle.grad's argument).
-    With an instrument subscriber listening, each node that runs is reported ("backward_step").
-    """
-    traced = bool(instrument.subscribers)
-    if traced:
-        instrument.emit({"kind": "backward_begin", "api": api, "outputs": list(outputs),
-                         "retain_graph": retain_graph, "create_graph": create_graph})
-    buffers: dict = {}  # node -> [grad per output], summed as gradients arrive
-    heap: list = []     # (-node.seq, node) for every node holding gradients
+def seed_gradients(outputs, grad_outputs, api: str) -> list:
+    """Where backward starts: (node, output index, gradient) per output; a missing gradient is ones."""
+    seeds = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         edge = grad_edge(out)
         if edge is None:
@@ -64,94 +81,166 @@ def run_backward(outputs, grad_outputs, *, retain_graph: bool, create_graph: boo
         elif g._data.shape != out._data.shape:
             raise invalid_argument(api, f"grad_outputs[{i}] has shape {list(g._data.shape)}, "
                                         f"expected the output's shape {list(out._data.shape)}.")
-        _accumulate(buffers, heap, edge[0], edge[1], g)
+        seeds.append((edge[0], edge[1], g))
+    return seeds
 
-    targets = needed = None  # paddle.grad: (node, index) -> positions in `inputs`; nodes worth running
-    if inputs is not None:
-        targets = {}
-        for i, t in enumerate(inputs):
-            edge = grad_edge(t)
-            if edge is None:
-                raise invalid_argument(api, f"inputs[{i}] has stop_gradient=True; no gradient can reach it.")
-            targets.setdefault(edge, []).append(i)
-        needed = _nodes_needed(list(buffers), targets)
-    blocked: dict = {}  # node -> output indices whose gradient is dropped
-    for t in no_grad_vars:
-        edge = grad_edge(t)
-        if edge is not None:
-            blocked.setdefault(edge[0], []).append(edge[1])
-    captured = [None] * (len(inputs) if inputs is not None else 0)
 
+def backward(seeds, step, create_graph: bool) -> None:
+    """Run backward from `seeds`, each (node, output index, gradient): micrograd's loop.
+
+    `step(node, grads)` runs one node, given the summed gradient of each of its outputs, and returns
+    the gradient of each of its inputs (None: none): `BackwardPass.run_node` for Tensor.backward(),
+    `GradPlan.step` for paddle.grad().
+    """
+    buffers: dict = {}  # node -> [gradient per output], summed as gradients arrive
+    heap: list = []     # (-node.seq, node) for every node holding gradients: the newest on top
+    for node, index, g in seeds:
+        _accumulate(buffers, heap, node, index, g)
     prev_mode = grad_enabled()
-    set_grad(create_graph)
+    set_grad(create_graph)  # create_graph: the rules' own ops are recorded, so the grads are differentiable
     try:
+        # The invariant: creation order is a topological order. Every node takes the next
+        # GradNode.seq when it is made, and an op's node is made after the nodes of its inputs, so
+        # any node that can send a gradient to `node` has a higher seq. Popping the highest seq
+        # first, a node runs once, after all of its gradients have arrived and been summed.
         while heap:
             node = heappop(heap)[1]
             grads = buffers.pop(node)
-            if blocked and node in blocked:
-                for index in blocked[node]:
-                    grads[index] = None
-                if all(g is None for g in grads):
-                    continue
-            if node.tensor_hooks:
+            if node.tensor_hooks:  # a tensor's hooks see its summed gradient, and may replace it
                 _run_hooks(node, grads)
-            if targets is not None:
-                for index, g in enumerate(grads):
-                    for pos in targets.get((node, index), ()):
-                        captured[pos] = g
-                if node not in needed:
-                    continue
-            if traced:
-                _traced_step(node, grads, buffers, heap, retain_graph, create_graph, api, targets)
-            elif type(node) is AccumulateGrad:
-                if targets is None:
-                    _accumulate_leaf(node, grads[0], create_graph)
-            else:
-                _apply_node(node, grads, buffers, heap, retain_graph, api)
+            input_grads = step(node, grads)  # the backward rule
+            for edge, g, meta in zip(node.next_edges, input_grads, node.input_metas):
+                if edge is not None and g is not None:  # edge None: that input wants no gradient
+                    if g._data.shape != meta[0] or g._data.dtype != meta[1]:
+                        g = _fit_to_input(node, g, meta)
+                    _accumulate(buffers, heap, edge[0], edge[1], g)
     finally:
         set_grad(prev_mode)
-        if traced:
-            instrument.emit({"kind": "backward_end", "api": api})
-
-    if inputs is None:
-        return None
-    for i, g in enumerate(captured):
-        if g is None and not allow_unused:
-            raise invalid_argument(
-                api, f"inputs[{i}] is not reachable from the outputs, so it has no gradient.",
-                hint="pass allow_unused=True to get None for it.")
-        if g is not None and not create_graph:
-            captured[i] = g.detach()
-    return captured
 
 
-def _nodes_needed(roots, targets) -> set:
-    """Nodes from which some target edge is reachable: only these must run for paddle.grad."""
-    target_nodes = {node for node, _ in targets}
-    memo: dict = {}
+class BackwardPass:
+    """One backward pass's options, and how it runs one node."""
 
-    def leads(node) -> bool:
-        if node in memo:
-            return memo[node]
-        memo[node] = False  # graphs are acyclic; this only guards re-entry
-        result = any(edge is not None and (edge[0] in target_nodes or leads(edge[0]))
-                     for edge in node.next_edges)
-        memo[node] = result
-        return result
+    __slots__ = ("retain_graph", "create_graph", "api")
 
-    return {n for n in _reachable(roots) if leads(n)}
+    def __init__(self, retain_graph: bool, create_graph: bool, api: str) -> None:
+        self.retain_graph = retain_graph  # False: a node drops its saved tensors once it has run
+        self.create_graph = create_graph
+        self.api = api                    # "backward" or "grad", named in errors
+
+    def run(self, seeds, step) -> None:
+        """The loop, from `seeds`, with `step` running each node."""
+        backward(seeds, step, self.create_graph)
+
+    def run_node(self, node, grads) -> tuple | list:
+        """Run `node`'s backward rule on the summed gradients of its outputs; return the gradient
+        of each of its inputs. A leaf's gradient ends in its `.grad`: nothing flows on from it."""
+        if type(node) is AccumulateGrad:
+            _accumulate_leaf(node, grads[0], self.create_graph)
+            return ()
+        if node.freed:
+            raise precondition_not_met(
+                self.api, f"the graph through '{node.op.name}' was already freed by an earlier backward.",
+                hint="pass retain_graph=True to the first backward() to run backward through it again.")
+        if len(grads) > 1:  # several outputs: some may have got no gradient (one output always has one)
+            for i, g in enumerate(grads):  # (not `None in grads`: that would call Tensor.__eq__)
+                if g is None and node.materialize_grads:  # an output nobody used: its gradient is zero
+                    shape, dtype = node.out_metas[i]
+                    grads[i] = Tensor._wrap(np.zeros(shape, dtype))
+        node.unpack()
+        try:
+            input_grads = node.op.backward(node, *grads)  # the rule; the node is its ctx (context.py)
+        finally:
+            node.repack()
+        if not self.retain_graph:
+            node.release()
+        return input_grads if type(input_grads) is tuple else (input_grads,)
 
 
-def _reachable(roots) -> list:
-    seen = dict.fromkeys(roots)
-    stack = list(roots)
-    while stack:
-        for edge in stack.pop().next_edges:
-            if edge is not None and edge[0] not in seen:
-                seen[edge[0]] = None
-                stack.append(edge[0])
-    return list(seen)
+class GradPlan:
+    """paddle.grad()'s plan: run only the nodes that lead to `inputs`, keep the inputs' gradients
+    as they pass (no `.grad` is touched), and send no gradient into a tensor of `no_grad_vars`."""
 
+    def __init__(self, seeds, inputs, no_grad_vars, backward_pass: BackwardPass) -> None:
+        self.backward_pass = backward_pass
+        self.targets: dict = {}  # (node, output index) -> positions in `inputs` whose gradient arrives there
+        for i, t in enumerate(inputs):
+            edge = grad_edge(t)
+            if edge is None:
+                raise invalid_argument(backward_pass.api,
+                                       f"inputs[{i}] has stop_gradient=True; no gradient can reach it.")
+            self.targets.setdefault(edge, []).append(i)
+        self.blocked = set()  # the edges of no_grad_vars: a gradient sent along one is dropped
+        for t in no_grad_vars:
+            edge = grad_edge(t)
+            if edge is not None:
+                self.blocked.add(edge)
+        self.seeds = [(node, index, g) for node, index, g in seeds if (node, index) not in self.blocked]
+        self.needed = _nodes_needed([node for node, _, _ in seeds], self.targets)
+        self.captured = [None] * len(inputs)
+
+    def step(self, node, grads) -> tuple | list:
+        """The loop's step for paddle.grad(): keep the gradients of wanted inputs; run `node` only
+        when a wanted input lies behind it; drop what it sends into a no_grad_var."""
+        for index, g in enumerate(grads):
+            for pos in self.targets.get((node, index), ()):
+                self.captured[pos] = g
+        if node not in self.needed:
+            return ()
+        input_grads = self.backward_pass.run_node(node, grads)
+        if self.blocked:
+            input_grads = [None if edge in self.blocked else g for edge, g in zip(node.next_edges, input_grads)]
+        return input_grads
+
+    def gradients(self, allow_unused: bool) -> list:
+        """The gradient of each input (detached unless create_graph), None for an unused one if allowed."""
+        grads = self.captured
+        for i, g in enumerate(grads):
+            if g is None and not allow_unused:
+                raise invalid_argument(
+                    self.backward_pass.api, f"inputs[{i}] is not reachable from the outputs, so it has no gradient.",
+                    hint="pass allow_unused=True to get None for it.")
+            if g is not None and not self.backward_pass.create_graph:
+                grads[i] = g.detach()
+        return grads
+
+
+class TracedPass(BackwardPass):
+    """A backward pass with the debugger listening: the same loop, reported as "backward_begin", one
+    "backward_step" per node that runs (its gradients in and out, its time), and "backward_end"
+    (instrument.py describes the events)."""
+
+    __slots__ = ("outputs",)
+
+    def __init__(self, outputs, retain_graph: bool, create_graph: bool, api: str) -> None:
+        super().__init__(retain_graph, create_graph, api)
+        self.outputs = list(outputs)
+
+    def run(self, seeds, step) -> None:
+        instrument.emit({"kind": "backward_begin", "api": self.api, "outputs": self.outputs,
+                         "retain_graph": self.retain_graph, "create_graph": self.create_graph})
+        try:
+            super().run(seeds, step)
+        finally:
+            instrument.emit({"kind": "backward_end", "api": self.api})
+
+    def run_node(self, node, grads) -> list:
+        grads_in = list(grads)
+        start = perf_counter_ns()
+        input_grads = super().run_node(node, grads)
+        sent = []  # per input edge: the gradient sent on (fitted here, so the report shows it), or None
+        for i, edge in enumerate(node.next_edges):
+            g = input_grads[i] if edge is not None else None
+            if g is not None:
+                g = _fit_to_input(node, g, node.input_metas[i])
+            sent.append(g)
+        leaf = node.tensor_ref() if type(node) is AccumulateGrad else None  # its .grad was just updated
+        instrument.emit({"kind": "backward_step", "node": node, "grads_in": grads_in, "grads_out": sent,
+                         "tensor": leaf, "start_ns": start, "end_ns": perf_counter_ns()})
+        return sent
+
+
+# ---- helpers of the loop and the plan ----------------------------------------------------------
 
 def _accumulate(buffers, heap, node, index, g) -> None:
     grads = buffers.get(node)
@@ -182,61 +271,43 @@ def _run_hooks(node, grads) -> None:
                                  "grad": seen, "result": replaced})
 
 
-def _traced_step(node, grads, buffers, heap, retain_graph, create_graph, api, targets) -> None:
-    """Run one node as the loop in run_backward does, and report it as a "backward_step" event."""
-    grads_in = list(grads)
-    start = perf_counter_ns()
-    if type(node) is AccumulateGrad:
-        if targets is None:
-            _accumulate_leaf(node, grads[0], create_graph)
-        event = {"kind": "backward_step", "node": node, "grads_in": grads_in, "grads_out": [],
-                 "tensor": node.tensor_ref() if targets is None else None}  # paddle.grad leaves .grad alone
-    else:
-        sent: list = []
-        _apply_node(node, grads, buffers, heap, retain_graph, api, sent)
-        event = {"kind": "backward_step", "node": node, "grads_in": grads_in, "grads_out": sent, "tensor": None}
-    event["start_ns"] = start
-    event["end_ns"] = perf_counter_ns()
-    instrument.emit(event)
+def _nodes_needed(roots, targets) -> set:
+    """Nodes from which some target edge is reachable: only these must run for paddle.grad."""
+    target_nodes = {node for node, _ in targets}
+    memo: dict = {}
+
+    def leads(node) -> bool:
+        if node in memo:
+            return memo[node]
+        memo[node] = False  # graphs are acyclic; this only guards re-entry
+        result = any(edge is not None and (edge[0] in target_nodes or leads(edge[0]))
+                     for edge in node.next_edges)
+        memo[node] = result
+        return result
+
+    return {n for n in _reachable(roots) if leads(n)}
 
 
-def _apply_node(node, grads, buffers, heap, retain_graph, api, sent: list | None = None) -> None:
-    """Run a node's backward rule and pass each input's gradient on; `sent` (when tracing) gets
-    the gradient sent per input, None where none flows."""
-    if node.freed:
-        raise precondition_not_met(
-            api, f"the graph through '{node.op.name}' was already freed by an earlier backward.",
-            hint="pass retain_graph=True to the first backward() to run backward through it again.")
-    for i, g in enumerate(grads):  # (not `None in grads`: that would call Tensor.__eq__)
-        if g is None and node.materialize_grads:  # an output nobody used: its gradient is zero
-            shape, dtype = node.out_metas[i]
-            grads[i] = Tensor._wrap(np.zeros(shape, dtype))
-    node.unpack()
-    try:
-        input_grads = node.op.backward(node, *grads)
-    finally:
-        node.repack()
-    if type(input_grads) is not tuple:
-        input_grads = (input_grads,)
-    metas = node.input_metas
-    i = 0
-    for edge in node.next_edges:
-        g = None
-        if edge is not None:
-            g = input_grads[i]
-            if g is not None:
-                shape, dtype = metas[i]
-                data = g._data
-                if data.shape != shape:
-                    g = _sum_to_shape(node.op.name, g, shape)
-                if data.dtype != dtype:
-                    g = g.astype(dtype)
-                _accumulate(buffers, heap, edge[0], edge[1], g)
-        if sent is not None:
-            sent.append(g)
-        i += 1
-    if not retain_graph:
-        node.release()
+def _reachable(roots) -> list:
+    seen = dict.fromkeys(roots)
+    stack = list(roots)
+    while stack:
+        for edge in stack.pop().next_edges:
+            if edge is not None and edge[0] not in seen:
+                seen[edge[0]] = None
+                stack.append(edge[0])
+    return list(seen)
+
+
+def _fit_to_input(node, g, meta):
+    """A rule's gradient for an input, made to match it: summed back to its shape (the input was
+    broadcast) and cast to its dtype."""
+    shape, dtype = meta
+    if g._data.shape != shape:
+        g = _sum_to_shape(node.op.name, g, shape)
+    if g._data.dtype != dtype:
+        g = g.astype(dtype)
+    return g
 
 
 def _sum_to_shape(op_name, g, shape):

@@ -4,10 +4,11 @@ A `GradNode` remembers which op ran, its attributes, the tensors its backward ru
 needs, and one edge per input: `(node, output_index)` of the node that produced that
 input, or `None` when no gradient flows there. Leaves (tensors a user created with
 `stop_gradient=False`, parameters) end in an `AccumulateGrad` node that adds into
-`tensor.grad`. The backward rule reads saved tensors as attributes of the node:
+`tensor.grad`. A GradNode is the `ctx` its op's backward rule receives (the contract is
+`BackwardContext`, context.py): saved tensors and attrs read as attributes of the node:
 
-    def multiply_grad(node, dout):
-        return dout * node.y, dout * node.x
+    def multiply_grad(ctx, dout):
+        return dout * ctx.y, dout * ctx.x
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from typing import Any, Callable
 
 from ..dtype import DIFFERENTIABLE_KINDS
 from ..errors import precondition_not_met
+from .context import BackwardContext
 
 Tensor = None  # set by tensor.py once the class exists
 
@@ -46,8 +48,8 @@ class SavedOutput:
         self.version = counter.value
 
 
-class GradNode:
-    """The backward half of one op call."""
+class GradNode(BackwardContext):
+    """The backward half of one op call; the `ctx` its backward rule receives."""
 
     __slots__ = ("op", "attrs", "saved", "next_edges", "input_metas", "out_metas",
                  "tensor_hooks", "freed", "seq", "__weakref__", "__dict__")  # __dict__: see unpack()
@@ -70,6 +72,10 @@ class GradNode:
 
     def __repr__(self) -> str:
         return f"<GradNode {self.name}>"
+
+    def needs_grad(self, i: int) -> bool:
+        """Whether input `i` wants a gradient: an edge leads from it to a node that takes one."""
+        return self.next_edges[i] is not None
 
     def __getattr__(self, key: str):
         # Backward rules read `node.x`, `node.out`, `node.axis`: saved tensors, then attrs.
@@ -104,7 +110,13 @@ class GradNode:
             values.update(self.op.attr_defaults)
             values.update(self.attrs)
         for key, item in saved.items():
-            values[key] = self._unpack(key, item)
+            if type(item) is tuple:  # a saved input, the common case: _unpack's check, inlined for speed
+                tensor, counter, version = item
+                if counter is not None and counter.value != version:
+                    raise _modified_error(self.op.name, f"input '{key}'", version, counter.value)
+                values[key] = tensor
+            else:
+                values[key] = self._unpack(key, item)
 
     def repack(self) -> None:
         self.__dict__.clear()
@@ -151,7 +163,8 @@ class AccumulateGrad:
 
     __slots__ = ("tensor_ref", "tensor_hooks", "seq", "__weakref__")
     freed = False
-    next_edges = ()
+    next_edges = ()      # no inputs: nothing flows on from a leaf
+    input_metas = ()
     out_metas = (None,)  # one "output": the leaf's gradient
 
     def __init__(self, tensor) -> None:

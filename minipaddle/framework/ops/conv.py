@@ -142,9 +142,9 @@ def _geometry(node) -> dict:
 def conv2d_grad(node, dout):
     x_meta, w_meta = node.input_metas
     dx = dw = None
-    if node.next_edges[0] is not None:  # skip what nobody needs (the image batch rarely needs a grad)
+    if node.needs_grad(0):  # skip what nobody needs (the image batch rarely needs a grad)
         dx = dispatch(CONV2D_TRANSPOSE, (dout, node.weight), {**_geometry(node), "output_size": x_meta[0][2:]})
-    if node.next_edges[1] is not None:
+    if node.needs_grad(1):
         dw = dispatch(CONV2D_GRAD_FILTER, (node.x, dout), {**_geometry(node), "filter_size": w_meta[0][2:]})
     return dx, dw
 
@@ -152,9 +152,9 @@ def conv2d_grad(node, dout):
 def conv2d_transpose_grad(node, dout):
     w_meta = node.input_metas[1]
     dx = dw = None
-    if node.next_edges[0] is not None:
+    if node.needs_grad(0):
         dx = dispatch(CONV2D, (dout, node.weight), _geometry(node))
-    if node.next_edges[1] is not None:
+    if node.needs_grad(1):
         dw = dispatch(CONV2D_GRAD_FILTER, (dout, node.x), {**_geometry(node), "filter_size": w_meta[0][2:]})
     return dx, dw
 
@@ -162,9 +162,9 @@ def conv2d_transpose_grad(node, dout):
 def conv2d_grad_filter_grad(node, ddw):
     x_meta = node.input_metas[0]
     dx = ddout = None
-    if node.next_edges[0] is not None:
+    if node.needs_grad(0):
         dx = dispatch(CONV2D_TRANSPOSE, (node.dout, ddw), {**_geometry(node), "output_size": x_meta[0][2:]})
-    if node.next_edges[1] is not None:
+    if node.needs_grad(1):
         ddout = dispatch(CONV2D, (node.x, ddw), _geometry(node))
     return dx, ddout
 

@@ -111,9 +111,9 @@ def _geometry(node) -> dict:
 def conv3d_grad(node, dout):
     x_meta, w_meta = node.input_metas
     dx = dw = None
-    if node.next_edges[0] is not None:
+    if node.needs_grad(0):
         dx = dispatch(CONV3D_TRANSPOSE, (dout, node.weight), {**_geometry(node), "output_size": x_meta[0][2:]})
-    if node.next_edges[1] is not None:
+    if node.needs_grad(1):
         dw = dispatch(CONV3D_GRAD_FILTER, (node.x, dout), {**_geometry(node), "filter_size": w_meta[0][2:]})
     return dx, dw
 
@@ -121,9 +121,9 @@ def conv3d_grad(node, dout):
 def conv3d_transpose_grad(node, dout):
     w_meta = node.input_metas[1]
     dx = dw = None
-    if node.next_edges[0] is not None:
+    if node.needs_grad(0):
         dx = dispatch(CONV3D, (dout, node.weight), _geometry(node))
-    if node.next_edges[1] is not None:
+    if node.needs_grad(1):
         dw = dispatch(CONV3D_GRAD_FILTER, (dout, node.x), {**_geometry(node), "filter_size": w_meta[0][2:]})
     return dx, dw
 
@@ -131,9 +131,9 @@ def conv3d_transpose_grad(node, dout):
 def conv3d_grad_filter_grad(node, ddw):
     x_meta = node.input_metas[0]
     dx = ddout = None
-    if node.next_edges[0] is not None:
+    if node.needs_grad(0):
         dx = dispatch(CONV3D_TRANSPOSE, (node.dout, ddw), {**_geometry(node), "output_size": x_meta[0][2:]})
-    if node.next_edges[1] is not None:
+    if node.needs_grad(1):
         ddout = dispatch(CONV3D, (node.x, ddw), _geometry(node))
     return dx, ddout
 

@@ -79,14 +79,14 @@ def matmul_grad(node, dout):
             dout_shape.insert(len(dout_shape) - 1, 1)
         dout = reshape(dout, dout_shape)
     dx = dy = None
-    if node.next_edges[0] is not None:
+    if node.needs_grad(0):
         if tx:
             dx = matmul(y, dout, transpose_x=ty, transpose_y=True)
         else:
             dx = matmul(dout, y, transpose_y=not ty)
         if len(x_shape) == 1:
             dx = reshape(dx, list(dx.shape[:-2]) + [x_shape[0]])
-    if node.next_edges[1] is not None:
+    if node.needs_grad(1):
         if ty:
             dy = matmul(dout, x, transpose_x=True, transpose_y=tx)
         else:

@@ -215,9 +215,9 @@ def prelu_grad(node, dout):
     shape = _weight_shape(x.ndim, n, node.channel_axis)
     positive = x > 0
     dx = dweight = None
-    if node.next_edges[0] is not None:
+    if node.needs_grad(0):
         dx = where(positive, dout, dout * reshape(weight, list(shape)))
-    if node.next_edges[1] is not None:
+    if node.needs_grad(1):
         per_element = where(positive, zeros_like(dout), dout * x)
         if n == 1:
             dweight = reshape(reduce_sum(per_element), list(weight.shape))

@@ -88,16 +88,15 @@ def linear_grad(node, dout):
     """dx = dout @ W^T, dW = x^T @ dout (leading dims folded into rows), db = dout summed over rows."""
     x, weight = node.x, node.weight
     dx = dweight = dbias = None
-    edges = node.next_edges
-    if edges[0] is not None:
+    if node.needs_grad(0):
         dx = matmul(dout, weight, transpose_y=True)
-    if edges[1] is not None:
+    if node.needs_grad(1):
         if x.ndim == 2:
             dweight = matmul(x, dout, transpose_x=True)
         else:
             rows_x = reshape(x, [-1, weight.shape[0]])
             dweight = matmul(rows_x, reshape(dout, [-1, weight.shape[1]]), transpose_x=True)
-    if edges[2] is not None:  # the sum op straight away: the axes need no parsing
+    if node.needs_grad(2):  # the sum op straight away: the axes need no parsing
         rows = tuple(range(dout.ndim - 1))
         dbias = dispatch(SUM, (dout,), {"axis": rows, "keepdim": False, "dtype": None}) if rows else dout
     return dx, dweight, dbias

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.context import BackwardContext
 from ..dtype import is_differentiable
 from ..errors import invalid_argument, unimplemented
 from ..registry import get_op
@@ -25,20 +26,25 @@ from .program import Block, Operator, Variable, var_names
 
 
 
-class _StaticNode:
-    """What a backward rule reads in static mode: saved Variables and attrs, as attributes."""
+class _StaticNode(BackwardContext):
+    """A backward rule's `ctx` while append_backward writes grad ops: saved Variables and attrs, as
+    attributes. `edges` holds, per input, None where no gradient is wanted."""
 
     def __init__(self, opdef, attrs: dict, saved: dict, edges: list, input_metas: list, out_metas: list) -> None:
         self.__dict__.update(opdef.attr_defaults)
         self.__dict__.update(attrs)
         self.__dict__.update(saved)
-        self.op, self.attrs, self.saved, self.next_edges = opdef, attrs, saved, tuple(edges)
+        self.op, self.attrs, self.saved = opdef, attrs, saved
+        self._wanted = [edge is not None for edge in edges]
         self._input_metas, self._out_metas = input_metas, out_metas
         self.read_unknown_shape = False
 
     @property
     def name(self) -> str:
         return f"{self.op.name}_grad"
+
+    def needs_grad(self, i: int) -> bool:
+        return self._wanted[i]
 
     def _metas(self, metas):
         if any(-1 in shape for shape, _ in metas):
@@ -121,8 +127,8 @@ def _sum_to_shape(g: Variable, shape: tuple) -> Variable:
 def _emit_symbolic(block: Block, op: Operator, opdef, in_vars, out_vars, douts, edges) -> list:
     """Run the rule under the builder; raise _Fallback when it cannot be done with known shapes."""
     saved = {}
-    for key, index in opdef._save_index.items():
-        saved[key] = in_vars[index] if index >= 0 else out_vars[-index - 1]
+    for key, (kind, index) in opdef._save_index.items():
+        saved[key] = in_vars[index] if kind == "input" else out_vars[index]
     node = _StaticNode(opdef, op.attrs, saved, edges,
                        [(v._data.shape, v._data.dtype) for v in in_vars],
                        [(v._data.shape, v._data.dtype) for v in out_vars])
@@ -315,19 +321,24 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None) -> list:
 
 
 # ---- the run-time rule ------------------------------------------------------------------------
-class _RuntimeNode:
-    """A GradNode stand-in holding concrete Tensors: the eager rule runs on it unchanged."""
+class _RuntimeNode(BackwardContext):
+    """A backward rule's `ctx` in a `backward_rule` op, holding concrete Tensors: the eager rule runs on
+    it unchanged. `edges` holds, per input, None where no gradient is wanted."""
 
     def __init__(self, opdef, attrs, saved, edges, input_metas, out_metas) -> None:
         self.__dict__.update(opdef.attr_defaults)
         self.__dict__.update(attrs)
         self.__dict__.update(saved)
-        self.op, self.attrs, self.saved, self.next_edges = opdef, attrs, saved, tuple(edges)
+        self.op, self.attrs, self.saved = opdef, attrs, saved
+        self._wanted = [edge is not None for edge in edges]
         self.input_metas, self.out_metas = input_metas, out_metas
 
     @property
     def name(self) -> str:
         return f"{self.op.name}_grad"
+
+    def needs_grad(self, i: int) -> bool:
+        return self._wanted[i]
 
 
 def _apply_rule(op: Operator, grad_names: list[str], xs: list, outs: list, douts: list) -> list:
@@ -337,8 +348,8 @@ def _apply_rule(op: Operator, grad_names: list[str], xs: list, outs: list, douts
     from ..ops.elementwise import cast
     opdef = get_op(op.attrs["forward_type"])
     saved = {}
-    for key, index in opdef._save_index.items():
-        saved[key] = xs[index] if index >= 0 else outs[-index - 1]
+    for key, (kind, index) in opdef._save_index.items():
+        saved[key] = xs[index] if kind == "input" else outs[index]
     node = _RuntimeNode(opdef, op.attrs["forward_attrs"], saved, [True if n else None for n in grad_names],
                         [(a._data.shape, a._data.dtype) for a in xs], [(a._data.shape, a._data.dtype) for a in outs])
     result = opdef.backward(node, *douts)
