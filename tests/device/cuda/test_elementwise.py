@@ -77,7 +77,8 @@ def test_float16_computes_in_float32_and_rounds_once(op_name):
 
 
 @pytest.mark.parametrize("x_shape, y_shape", [((5, 7, 3), (7, 1)), ((5, 1, 3), (1, 7, 3)), ((5, 7, 3), ()),
-                                              ((1,), (4, 3)), ((2, 1, 3, 1), (4, 1, 5))])
+                                              ((1,), (4, 3)), ((2, 1, 3, 1), (4, 1, 5)), ((6, 1), (1, 9)),
+                                              ((6, 9), (9,))])
 @pytest.mark.parametrize("op_name", ["add", "divide", "less_equal", "logical_or"])
 def test_broadcasting_matches_numpy(op_name, x_shape, y_shape):
     check(op_name, [floats(x_shape), floats(y_shape, low=0.5)])

@@ -8,9 +8,11 @@ One definition of the math (ops/primitives.py), every device.
 Two paths per kernel:
 - every input has the output's shape: a flat loop, `out[i] = primitive(x[i], y[i])` -- consecutive
   threads touch consecutive elements, so loads and stores coalesce;
-- shapes differ (numpy broadcasting): each thread finds the input elements it reads with the shared
-  index helper `broadcast_position` (kernels/broadcast.py, the one the CPU can compile too), after
-  neighbouring dims that all operands walk alike are merged into one (`coalesce`).
+- shapes differ (numpy broadcasting): neighbouring dims that all operands walk alike are merged
+  into one first (`coalesce`). Two operands left with two dims (a matrix and a row or a column,
+  the common case) run on a 2-D grid of rows and columns; otherwise each thread finds the input
+  elements it reads with the shared index helper `broadcast_position(s)` (kernels/broadcast.py,
+  the one the CPU can compile too).
 
 float16 and float32 compute in float32 (the primitive's float constants made float32, see
 launch.float32_variant), float64 in float64; float16 is rounded once, on the store.
@@ -25,7 +27,7 @@ from numba import cuda, from_dtype
 
 from ...ops import primitives as P
 from .. import broadcast
-from .launch import THREADS, blocks_for, device_function, flat, float32_variant, specialize
+from .launch import THREADS, blocks_for, device_function, flat, float32_variant, max_blocks, specialize
 
 FLOATS = ("float16", "float32", "float64")
 NUMERIC = FLOATS + ("int32", "int64")
@@ -104,6 +106,14 @@ def _map_xy_broadcast(x, y, out, ndim, shape, x_strides, y_strides):
         xi, yi = broadcast_positions(i, ndim, shape, x_strides, y_strides)
         out[i] = primitive(compute(x[xi]), compute(y[yi]))  # noqa: F821
         i += grid
+
+
+def _map_xy_broadcast_2d(x, y, out, rows, cols, x_row, x_col, y_row, y_col):
+    # the common case after merging dims -- a matrix and a row or a column: a 2-D grid walks rows
+    # (blockIdx.y) and columns (blockIdx.x, threads), so finding an element needs no division at all
+    for r in range(cuda.blockIdx.y, rows, cuda.gridDim.y):
+        for c in range(cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x, cols, cuda.gridDim.x * cuda.blockDim.x):
+            out[r * cols + c] = primitive(compute(x[r * x_row + c * x_col]), compute(y[r * y_row + c * y_col]))  # noqa: F821
 
 
 def _map_cxy(c, x, y, out):
@@ -189,6 +199,15 @@ class CudaElementwiseKernel:
             return out
         strides = [broadcast.broadcast_strides(a.shape, shape) for a in arrays]
         merged, strides = broadcast.coalesce(shape, *strides)
+        if len(merged) == 2 and len(arrays) == 2:
+            rows, cols = merged
+            (x_row, x_col), (y_row, y_col) = strides
+            across = min(math.ceil(cols / THREADS), max_blocks())
+            down = min(rows, 65535, max(1, 4 * max_blocks() // across))  # about four waves of blocks
+            kernel = self._kernel(_map_xy_broadcast_2d, dtype)
+            kernel[(across, down), THREADS](flat(arrays[0], arrays[0].size), flat(arrays[1], arrays[1].size),
+                                            flat_out, rows, cols, x_row, x_col, y_row, y_col)
+            return out
         kernel = self._kernel(_BROADCAST[len(arrays)], dtype)
         flat_inputs = (flat(a, a.size) for a in arrays)
         kernel[blocks, THREADS](*flat_inputs, flat_out, len(merged), broadcast.padded(merged, 1),
