@@ -8,6 +8,7 @@ device arrays.
 
     launch.py       launch configuration, warp shuffles, the simulator switch
     elementwise.py  every elementwise op, built from the scalar primitives (ops/primitives.py)
+    activation.py   relu, gelu, silu, leaky_relu, clip, ... from the same primitives
     reduction.py    sum, mean, max, min, prod, argmax, argmin, var, std
     softmax.py      softmax, log_softmax
     random.py       Philox4x32-10 counter-based random numbers: uniform, normal, dropout masks
