@@ -407,14 +407,13 @@ def fused_elementwise_kernel(*arrays, kernel_name: str = "", source: str = "", e
 
 def run_unfused(arrays, steps, outputs, dtype) -> tuple:
     """The fused op's steps run with their own registry kernels (the reference the loop must match)."""
-    from ...registry import KernelKey, get_op, kernel_fn
+    from ...registry import get_op, run_kernel
     env = {f"x{i}": a for i, a in enumerate(arrays)}
     for step in steps:
         opdef = get_op(step["type"])
         ins = [np.array(float(n[1:]), dtype) if n.startswith("=") else env[n] for n in step["args"]]
-        opdef.infer_meta(*ins, **step["attrs"])   # a shape error reads as the op's own
-        fn = kernel_fn(opdef, KernelKey("cpu", ins[opdef.kernel_input].dtype))
-        env[step["out"]] = np.asarray(fn(*ins, **step["attrs"]))
+        metas = opdef.infer_meta(*ins, **step["attrs"])   # a shape error reads as the op's own
+        env[step["out"]] = run_kernel(opdef, ins, step["attrs"], "cpu", metas)
     return tuple(env[n] for n in outputs)
 
 
