@@ -24,7 +24,7 @@ from time import perf_counter_ns
 
 import numpy as np
 
-from .. import instrument
+from .. import arrays, instrument
 from ..errors import invalid_argument, precondition_not_met
 from ..thread_modes import grad_enabled, set_grad
 from .node import AccumulateGrad
@@ -75,8 +75,12 @@ def seed_gradients(outputs, grad_outputs, api: str) -> list:
                 api, f"output {i} has stop_gradient=True, so there is no graph to differentiate.",
                 hint="set stop_gradient=False on the inputs you want gradients for.")
         if g is None:
-            ones = np.empty(out._data.shape, out._data.dtype)  # np.ones is a Python wrapper: slower
-            ones.fill(1)
+            data = out._data
+            if type(data) is np.ndarray:
+                ones = np.empty(data.shape, data.dtype)  # np.ones is a Python wrapper: slower
+                ones.fill(1)
+            else:                                        # on the GPU: ones there too
+                ones = arrays.full(data.shape, 1, data.dtype, like=data)
             g = Tensor._wrap(ones)
         elif g._data.shape != out._data.shape:
             raise invalid_argument(api, f"grad_outputs[{i}] has shape {list(g._data.shape)}, "
@@ -143,10 +147,11 @@ class BackwardPass:
                 self.api, f"the graph through '{node.op.name}' was already freed by an earlier backward.",
                 hint="pass retain_graph=True to the first backward() to run backward through it again.")
         if len(grads) > 1:  # several outputs: some may have got no gradient (one output always has one)
+            given = [g for g in grads if g is not None][0]._data  # (its place is where zeros go)
             for i, g in enumerate(grads):  # (not `None in grads`: that would call Tensor.__eq__)
                 if g is None and node.materialize_grads:  # an output nobody used: its gradient is zero
                     shape, dtype = node.out_metas[i]
-                    grads[i] = Tensor._wrap(np.zeros(shape, dtype))
+                    grads[i] = Tensor._wrap(arrays.full(shape, 0, dtype, like=given))
         node.unpack()
         try:
             input_grads = node.op.backward(node, *grads)  # the rule; the node is its ctx (context.py)
@@ -253,7 +258,7 @@ def _accumulate(buffers, heap, node, index, g) -> None:
     elif grad_enabled():  # create_graph: the sum must be differentiable too
         grads[index] = prev + g
     else:
-        grads[index] = Tensor._wrap(prev._data + g._data)
+        grads[index] = Tensor._wrap(arrays.add(prev._data, g._data))
 
 
 def _run_hooks(node, grads) -> None:
@@ -341,10 +346,10 @@ def _accumulate_leaf(node: AccumulateGrad, g, create_graph: bool) -> None:
         tensor._grad = g if tensor._grad is None else tensor._grad + g
         return
     if tensor._grad is None:
-        tensor._grad = type(g)._wrap(np.array(g._data, copy=True))
+        tensor._grad = type(g)._wrap(arrays.copy(g._data))
         tensor._grad.stop_gradient = False   # Paddle: x.grad is a leaf that does not stop gradient
     elif tensor._grad._node is not None:  # a grad kept from create_graph: stay out of place
         tensor._grad = (tensor._grad + g).detach()
         tensor._grad.stop_gradient = False
     else:
-        np.add(tensor._grad._data, g._data, out=tensor._grad._data)
+        arrays.add_into(tensor._grad._data, g._data)
