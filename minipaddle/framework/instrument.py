@@ -20,9 +20,6 @@ compute (the optimizer measures grad and update norms only when someone wants Op
 Events hold live objects (Tensors, GradNodes, the OpDef), not copies: a subscriber must summarize
 what it keeps right away, since tensors change in place later (an optimizer step) and arrays are
 freed. Times are `time.perf_counter_ns()`.
-
-Emitters not yet moved to the dataclasses may still emit a plain dict with a "kind" and the same
-fields; `emit` turns it into the kind's dataclass, so subscribers always get the dataclass.
 """
 from __future__ import annotations
 
@@ -302,25 +299,10 @@ def subscribe(fn: Callable[[Event], None], kinds: Iterable[str] | None = None) -
     return unsubscribe
 
 
-def emit(event: Event | dict) -> None:
+def emit(event: Event) -> None:
     """Send `event` to those subscribed to its kind (a copy of the list: one may unsubscribe while called)."""
-    if type(event) is dict:
-        event = from_dict(event)
     for fn in list(listeners[event.kind]):
         fn(event)
-
-
-def from_dict(fields: dict) -> Event:
-    """The dataclass for a dict event {"kind": ..., field: value, ...} (from an emitter not yet moved)."""
-    fields = dict(fields)
-    kind = fields.pop("kind", None)
-    cls = EVENT_TYPES.get(kind)
-    if cls is None:
-        raise invalid_argument("instrument.emit", f"unknown event kind {kind!r}.",
-                               hint=f"the kinds are {sorted(EVENT_TYPES)}.")
-    if kind == "pass_applied" and "pass" in fields:
-        fields["pass_name"] = fields.pop("pass")
-    return cls(**fields)
 
 
 # The nn.Layers whose forward is running in this thread, innermost last, each as [layer, path], are

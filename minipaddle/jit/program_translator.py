@@ -258,8 +258,7 @@ class StaticFunction:
             from ..visualizer.program import dy2static_origin
             origin = self._origin = dy2static_origin(self)
         name = getattr(self._function, "__qualname__", getattr(self._function, "__name__", "function"))
-        instrument.emit({"kind": "program_built", "program": concrete.main_program, "role": "dy2static",
-                         "name": f"to_static: {name}", "origin": origin})
+        instrument.emit(instrument.ProgramBuilt(concrete.main_program, "dy2static", f"to_static: {name}", origin))
 
     def _feed_names(self, leaves, spec, specs) -> list:
         """A data-variable name per tensor leaf: the InputSpec's name, else the parameter's name

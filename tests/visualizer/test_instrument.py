@@ -148,14 +148,6 @@ def test_every_kind_has_one_dataclass_named_by_its_kind():
         assert issubclass(cls, instrument.Event) and cls.kind == kind and cls.__doc__
 
 
-def test_a_dict_event_reaches_subscribers_as_its_dataclass():
-    heard: list = []
-    unsubscribe = instrument.subscribe(heard.append, kinds=("backward_end",))
-    instrument.emit({"kind": "backward_end", "api": "grad"})
-    unsubscribe()
-    assert heard == [instrument.BackwardEnd("grad")]
-
-
 def test_optimizer_step_is_reported_begin_and_end():
     w = paddle.create_parameter([3], "float32")
     opt = paddle.optimizer.SGD(0.1, parameters=[w])

@@ -222,12 +222,11 @@ class TracedPass(BackwardPass):
         self.outputs = list(outputs)
 
     def run(self, seeds, step) -> None:
-        instrument.emit({"kind": "backward_begin", "api": self.api, "outputs": self.outputs,
-                         "retain_graph": self.retain_graph, "create_graph": self.create_graph})
+        instrument.emit(instrument.BackwardBegin(self.api, self.outputs, self.retain_graph, self.create_graph))
         try:
             super().run(seeds, step)
         finally:
-            instrument.emit({"kind": "backward_end", "api": self.api})
+            instrument.emit(instrument.BackwardEnd(self.api))
 
     def run_node(self, node, grads) -> list:
         grads_in = list(grads)
@@ -240,8 +239,7 @@ class TracedPass(BackwardPass):
                 g = _fit_to_input(node, g, node.input_metas[i])
             sent.append(g)
         leaf = node.tensor_ref() if type(node) is AccumulateGrad else None  # its .grad was just updated
-        instrument.emit({"kind": "backward_step", "node": node, "grads_in": grads_in, "grads_out": sent,
-                         "tensor": leaf, "start_ns": start, "end_ns": perf_counter_ns()})
+        instrument.emit(instrument.BackwardStep(node, grads_in, sent, leaf, start, perf_counter_ns()))
         return sent
 
 
@@ -272,8 +270,7 @@ def _run_hooks(node, grads) -> None:
             if replaced is not None:
                 grads[index] = replaced
             if instrument.subscribers:
-                instrument.emit({"kind": "hook", "node": node, "index": index, "hook": fn,
-                                 "grad": seen, "result": replaced})
+                instrument.emit(instrument.HookEvent(node, index, fn, seen, replaced))
 
 
 def _nodes_needed(roots, targets) -> set:
