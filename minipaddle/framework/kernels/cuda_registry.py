@@ -152,3 +152,12 @@ add_kernel("matmul", "gpu", ("float32",), LazyKernel("minipaddle.framework.kerne
 add_kernel("matmul", "gpu", ("float32",), LazyKernel("minipaddle.framework.kernels.cuda.matmul:matmul_cuda_regblock"), name="cuda_regblock", priority=2)
 add_kernel("matmul", "gpu", ("float32",), LazyKernel("minipaddle.framework.kernels.cuda.matmul:matmul_cuda_tiled"), name="cuda_tiled", priority=1)
 add_kernel("matmul", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.matmul:matmul_cuda_naive"), name="cuda_naive")
+
+# ---- copies: broadcast_to, expand, expand_as, transpose (kernels/cuda/manipulation.py) ----
+add_kernel("broadcast_to", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.manipulation:broadcast_to"),
+           name="cuda")
+add_kernel("expand", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.manipulation:expand"), name="cuda")
+add_kernel("expand_as", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.manipulation:expand_as"),
+           name="cuda")
+add_kernel("transpose", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.manipulation:transpose"),
+           name="cuda")
