@@ -12,6 +12,7 @@ device arrays.
     reduction.py    sum, mean, max, min, prod, argmax, argmin, var, std
     softmax.py      softmax, log_softmax
     random.py       Philox4x32-10 counter-based random numbers: uniform, normal, dropout masks
+    manipulation.py broadcast_to, expand, expand_as, transpose: gathers into C-contiguous copies
 
 Without a GPU they run under numba's CUDA simulator (`NUMBA_ENABLE_CUDASIM=1`), slowly but exactly.
 """
