@@ -31,8 +31,9 @@ class BackwardContext:
 
     and returns one gradient (or None) per input, a tuple when the op has several inputs.
     For an input that needs no gradient (a stop_gradient tensor, an integer index) the rule may
-    return None and skip the work; whatever it returns there is dropped. The engine sums a broadcast gradient back to its input's shape and casts
-    it to the input's dtype, so a rule need not.
+    return None and skip the work; whatever it returns there is dropped. The engine sums a
+    broadcast gradient back to its input's shape and casts it to the input's dtype, so a rule
+    need not.
 
         def multiply_grad(ctx, dout):
             dx = dout * ctx.y if ctx.needs_grad(0) else None

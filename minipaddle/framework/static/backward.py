@@ -17,10 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.context import BackwardContext
-from ..dtype import is_differentiable
 from ..errors import invalid_argument, unimplemented
 from ..registry import get_op
-from . import builder
+from . import builder, control_flow_grad
+from .grad_vars import total_grad, wants_grad, zeros_like
 from .static_ops import CONSTANT_OPS, STATIC_OPS, static_op
 from .program import Block, Operator, Variable, var_names
 
@@ -89,24 +89,6 @@ def _relevant_ops(block: Block, target_names: list[str]) -> list[int]:
     return chosen
 
 
-def _total(block: Block, grads: dict, name: str):
-    """The summed gradient of `name` (None when none arrived), adding the contributions once."""
-    parts = grads.get(name)
-    if not parts:
-        return None
-    if len(parts) > 1:
-        from ..ops.elementwise import add
-        total = parts[0]
-        for g in parts[1:]:
-            total = add(total, g)
-        grads[name] = [total]
-    return grads[name][0]
-
-
-def _zeros_like(block: Block, var: Variable) -> Variable:
-    return builder.fill_constant(block, var._data.shape, var._data.dtype, 0.0, like=var)
-
-
 def _sum_to_shape(g: Variable, shape: tuple) -> Variable:
     """Reduce a broadcast gradient to its input's shape (-1 dims are taken to match)."""
     from ..ops.reduction import sum as reduce_sum
@@ -132,7 +114,7 @@ def _emit_symbolic(block: Block, op: Operator, opdef, in_vars, out_vars, douts, 
     node = _StaticNode(opdef, op.attrs, saved, edges,
                        [(v._data.shape, v._data.dtype) for v in in_vars],
                        [(v._data.shape, v._data.dtype) for v in out_vars])
-    douts = [d if d is not None else _zeros_like(block, o) for d, o in zip(douts, out_vars)]
+    douts = [d if d is not None else zeros_like(block, o) for d, o in zip(douts, out_vars)]
     result = opdef.backward(node, *douts)
     if node.read_unknown_shape:
         raise _Fallback
@@ -203,16 +185,15 @@ def _run_backward(block: Block, targets: list[Variable], seeds: list, no_grad: s
 def _backward_ops(src: Block, dest: Block, grads: dict, target_names: list[str], no_grad: set, api: str) -> None:
     """Walk `src`'s ops the targets depend on, last first, appending their grad ops to `dest`
     (`src` itself, or a grad sub-block of a control-flow op); `grads` maps name -> [grad Variable]."""
-    from . import control_flow_grad
     with builder.block_guard(dest.program, dest), builder.op_role("backward"):
         for i in _relevant_ops(src, target_names):
             op = src.ops[i]
             if not any(n in grads for n in op.output_names()) or op.type in CONSTANT_OPS:
                 continue
             if op.type == "cond":
-                pairs = control_flow_grad.emit_cond_grad(dest, op, grads, no_grad, api)
+                pairs = control_flow_grad.emit_cond_grad(dest, op, grads, no_grad, api, _backward_ops)
             elif op.type == "while":
-                pairs = control_flow_grad.emit_while_grad(dest, op, grads, no_grad, api)
+                pairs = control_flow_grad.emit_while_grad(dest, op, grads, no_grad, api, _backward_ops)
             elif op.type == "backward_rule":
                 pairs = _emit_backward_rule_grad(dest, op, grads, no_grad)
             elif op.type in STATIC_OPS or op.sub_blocks:
@@ -239,14 +220,14 @@ def _regular_op_grad(dest: Block, op: Operator, grads: dict, no_grad: set) -> li
         edges.append(True if ok else None)
     if all(e is None for e in edges):
         return []
-    douts = [_total(dest, grads, n) for n in out_names]
+    douts = [total_grad(dest, grads, n) for n in out_names]
     return [(n, g) for n, g in zip(in_names, _emit_op_grad(dest, op, douts, edges)) if g is not None]
 
 
 def _named_grad(block: Block, grads: dict, name: str, claimed: set, forward_names: set) -> Variable | None:
     """The gradient of `name`, named `name@GRAD` (renamed when it is a fresh temp, else assigned)."""
     with builder.block_guard(block.program, block), builder.op_role("backward"):
-        g = _total(block, grads, name)
+        g = total_grad(block, grads, name)
         if g is None:
             return None
         wanted = f"{name}@GRAD"
@@ -387,7 +368,7 @@ _RULE_SLOTS = ("X", "Out", "OutGrad")
 def _emit_backward_rule_grad(dest: Block, op: Operator, grads: dict, no_grad: set) -> list:
     """A `backward_rule_grad` op: at run time it replays the rule under eager autograd and
     differentiates it (the rule is written with minipaddle ops, so it is differentiable)."""
-    ddx = [_total(dest, grads, n) if n else None for n in op.outputs["XGrad"]]
+    ddx = [total_grad(dest, grads, n) if n else None for n in op.outputs["XGrad"]]
     if all(d is None for d in ddx):
         return []
     wrt = {slot: [n if n and wants_grad(dest, n, no_grad) else "" for n in op.inputs[slot]] for slot in _RULE_SLOTS}
@@ -410,12 +391,6 @@ def _emit_backward_rule_grad(dest: Block, op: Operator, grads: dict, no_grad: se
     dest.append_op("backward_rule_grad", inputs, outs, dict(op.attrs, x_grads=list(op.outputs["XGrad"])),
                    source=op.source, role="backward")
     return pairs
-
-
-def wants_grad(block: Block, name: str, no_grad: set) -> bool:
-    var = block._find_var_recursive(name)
-    return (var is not None and is_differentiable(var._data.dtype) and not var.stop_gradient
-            and name not in no_grad)
 
 
 @static_op("backward_rule_grad")

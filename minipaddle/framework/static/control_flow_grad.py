@@ -8,7 +8,7 @@ kept. We do the same in our IR:
   `Scope` output: the taken branch and its values; `StepScopes` for while: one dict of body
   values per iteration -- Paddle's step-scope stack);
 - for each branch (for the loop body) a grad block is built with the *same* rules every other op
-  uses (`backward._backward_ops`, run on the forward sub-block, written into the grad block),
+  uses (backward.py's `_backward_ops`, passed in, run on the forward sub-block, written into the grad block),
   seeded by placeholders that receive the output gradients at run time;
 - at run time `cond_grad` runs the grad block of the branch that was taken, on the values that
   branch computed; `while_grad` walks the saved iterations in reverse, feeding each iteration's
@@ -25,8 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import builder
-from .backward import wants_grad
 from .executor import run_sub_block
+from .grad_vars import total_grad, wants_grad, zeros_like
 from .static_ops import static_op
 from .program import Block, Operator, Variable
 
@@ -61,14 +61,15 @@ def _seed(g: Block, target: str, like: Variable) -> Variable:
 
 
 def _grads_in_block(g: Block, src: Block, seeds: dict, targets: list[str], wanted: list[str],
-                    no_grad: set, api: str) -> list[str]:
-    """Emit into `g` the grad ops of `src` for `targets` (seeded by `seeds`); names of the grads of `wanted`."""
-    from .backward import _backward_ops, _total
-    _backward_ops(src, g, seeds, targets, no_grad, api)
+                    no_grad: set, api: str, backward_ops) -> list[str]:
+    """Emit into `g` the grad ops of `src` for `targets` (seeded by `seeds`); names of the grads of `wanted`.
+
+    `backward_ops` is backward.py's block walker, passed in: a sub-block's grads are backward itself."""
+    backward_ops(src, g, seeds, targets, no_grad, api)
     names = []
     with builder.block_guard(g.program, g), builder.op_role("backward"):
         for n in wanted:
-            total = _total(g, seeds, n)
+            total = total_grad(g, seeds, n)
             names.append("" if total is None else total.name)
     return names
 
@@ -83,15 +84,15 @@ def _output_grad_vars(dest: Block, names: list[str]) -> list[Variable]:
 
 
 # ---- cond -------------------------------------------------------------------------------------
-def emit_cond_grad(dest: Block, op: Operator, grads: dict, no_grad: set, api: str) -> list[tuple[str, Variable]]:
+def emit_cond_grad(dest: Block, op: Operator, grads: dict, no_grad: set, api: str,
+                   backward_ops) -> list[tuple[str, Variable]]:
     """Append a `cond_grad` op for forward `cond` op `op`; return (outer var, its gradient) pairs."""
-    from .backward import _total, _zeros_like
     outs = [n for n in op.outputs["Out"] if dest._find_var_recursive(n)._data.dtype.kind == "f"]
-    douts = [_total(dest, grads, n) for n in outs]
+    douts = [total_grad(dest, grads, n) for n in outs]
     wrt = [n for n in op.inputs["Input"] if wants_grad(dest, n, no_grad)]
     if all(d is None for d in douts) or not wrt:
         return []
-    douts = [d if d is not None else _zeros_like(dest, dest._find_var_recursive(n)) for d, n in zip(douts, outs)]
+    douts = [d if d is not None else zeros_like(dest, dest._find_var_recursive(n)) for d, n in zip(douts, outs)]
     scope = _mark_saving(op, dest, "Scope", "save_scope")
     program = dest.program
     blocks, seeds_names, grad_names = [], [], []
@@ -105,7 +106,7 @@ def emit_cond_grad(dest: Block, op: Operator, grads: dict, no_grad: set, api: st
             p = _seed(g, by_out[n], d)
             seeds.setdefault(by_out[n], []).append(p)
             placeholders.append(p.name)
-        names = _grads_in_block(g, src, seeds, [by_out[n] for n in outs], wrt, no_grad, api)
+        names = _grads_in_block(g, src, seeds, [by_out[n] for n in outs], wrt, no_grad, api, backward_ops)
         blocks.append(g.idx)
         seeds_names.append(placeholders)
         grad_names.append(names)
@@ -135,20 +136,20 @@ def run_cond_grad(executor, op: Operator, env: dict) -> None:
 
 
 # ---- while ------------------------------------------------------------------------------------
-def emit_while_grad(dest: Block, op: Operator, grads: dict, no_grad: set, api: str) -> list[tuple[str, Variable]]:
+def emit_while_grad(dest: Block, op: Operator, grads: dict, no_grad: set, api: str,
+                    backward_ops) -> list[tuple[str, Variable]]:
     """Append a `while_grad` op for forward `while` op `op`; return (outer var, its gradient) pairs."""
-    from .backward import _total, _zeros_like
     program = dest.program
     a = op.attrs
     body = program.blocks[op.sub_blocks[1]]
     outs, xs = op.outputs["Out"], op.inputs["X"]
     loop = [k for k, n in enumerate(outs) if dest._find_var_recursive(n)._data.dtype.kind == "f"]
-    douts = [_total(dest, grads, outs[k]) for k in loop]
+    douts = [total_grad(dest, grads, outs[k]) for k in loop]
     wrt_outer = [n for n in op.inputs["Input"] if wants_grad(dest, n, no_grad)]
     wrt_x = [k for k in loop if wants_grad(dest, xs[k], no_grad)]
     if all(d is None for d in douts) or not (wrt_outer or wrt_x):
         return []
-    douts = [d if d is not None else _zeros_like(dest, dest._find_var_recursive(outs[k])) for d, k in zip(douts, loop)]
+    douts = [d if d is not None else zeros_like(dest, dest._find_var_recursive(outs[k])) for d, k in zip(douts, loop)]
     scopes = _mark_saving(op, dest, "StepScopes", "save_step_scopes")
     g = _new_grad_block(dest, body)
     seeds: dict = {}
@@ -159,7 +160,7 @@ def emit_while_grad(dest: Block, op: Operator, grads: dict, no_grad: set, api: s
         placeholders.append(p.name)
     body_inputs = [a["body_inputs"][k] for k in loop]
     names = _grads_in_block(g, body, seeds, [a["body_outs"][k] for k in loop], body_inputs + wrt_outer,
-                            no_grad, api)
+                            no_grad, api, backward_ops)
     dins, outer_names = names[:len(loop)], names[len(loop):]
     kept_outer = [(n, gn) for n, gn in zip(wrt_outer, outer_names) if gn]
     x_grads = _output_grad_vars(dest, [xs[k] for k in wrt_x])
