@@ -19,7 +19,10 @@ live, the bundle leaves out the graph picture (the final update draws it). A 50-
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from ..framework import instrument
 
 __all__ = ["LiveTrace"]
 
