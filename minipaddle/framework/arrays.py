@@ -9,34 +9,34 @@ from __future__ import annotations
 import numpy as np
 
 from . import gpu
-from .registry import OPS, run_kernel
+from .registry import DEVICE_ARRAY_TYPES, OPS, run_kernel
 
 
 def full(shape: tuple, value, dtype: np.dtype, like) -> object:
     """An array of `shape` filled with `value`, on the backend of the array `like`."""
     array = np.full(shape, value, dtype)
-    return array if type(like) is np.ndarray else gpu.to_device(array)
+    return gpu.to_device(array) if type(like) in DEVICE_ARRAY_TYPES else array
 
 
 def add(a, b):
     """a + b as a new array (same shape and dtype, one backend)."""
-    if type(a) is np.ndarray:
-        return a + b
-    return run_kernel(OPS["add"], (a, b), {}, "gpu")
+    if type(a) in DEVICE_ARRAY_TYPES:
+        return run_kernel(OPS["add"], (a, b), {}, "gpu")
+    return a + b
 
 
 def add_into(out, b) -> None:
     """out += b, in place (a leaf's `.grad` keeps its storage across accumulations)."""
-    if type(out) is np.ndarray:
-        np.add(out, b, out=out)
-    else:
+    if type(out) in DEVICE_ARRAY_TYPES:
         out.copy_to_device(run_kernel(OPS["add"], (out, b), {}, "gpu"))
+    else:
+        np.add(out, b, out=out)
 
 
 def copy(a):
     """A new array with a's values, on a's backend."""
-    if type(a) is np.ndarray:
-        return np.array(a, copy=True)
-    out = gpu.cuda().device_array(a.shape, a.dtype)
-    out.copy_to_device(a)
-    return out
+    if type(a) in DEVICE_ARRAY_TYPES:
+        out = gpu.cuda().device_array(a.shape, a.dtype)
+        out.copy_to_device(a)
+        return out
+    return np.array(a, copy=True)

@@ -43,7 +43,7 @@ def _number(op: str, attr: str, value) -> None:
         raise invalid_argument(op, f"'{attr}' got {type(value).__name__}, expected a number.")
 
 
-def _float_activation(name: str, x, **number_attrs) -> MetaTensor:
+def float_activation(name: str, x, **number_attrs) -> MetaTensor:
     """The meta of a float-only activation whose attributes must all be numbers."""
     require_dtype(name, "x", x, "f", FLOAT_WHAT)
     for attr, value in number_attrs.items():
@@ -51,7 +51,7 @@ def _float_activation(name: str, x, **number_attrs) -> MetaTensor:
     return MetaTensor(x.shape, x.dtype)
 
 
-def _numba_kernels(name: str, kernel, loop: ElementwiseKernel, dtypes=("float32", "float64")) -> None:
+def numba_kernels(name: str, kernel, loop: ElementwiseKernel, dtypes=("float32", "float64")) -> None:
     """Register `kernel` (a thin caller of `loop`) for `dtypes`, and for float16 by upcast.
 
     Its `__wrapped__` is the loop kernel, whose own is the primitive: describe() and the debugger
@@ -194,15 +194,15 @@ def softplus_kernel(x, beta=1.0, threshold=20.0):
 
 
 def leaky_relu_meta(x, negative_slope=0.01) -> MetaTensor:
-    return _float_activation("leaky_relu", x, negative_slope=negative_slope)
+    return float_activation("leaky_relu", x, negative_slope=negative_slope)
 
 
 def elu_meta(x, alpha=1.0) -> MetaTensor:
-    return _float_activation("elu", x, alpha=alpha)
+    return float_activation("elu", x, alpha=alpha)
 
 
 def softplus_meta(x, beta=1.0, threshold=20.0) -> MetaTensor:
-    meta = _float_activation("softplus", x, beta=beta, threshold=threshold)
+    meta = float_activation("softplus", x, beta=beta, threshold=threshold)
     if beta == 0:
         raise invalid_argument("softplus", "'beta' is 0; softplus divides by beta, expected a non-zero number.")
     return meta
@@ -216,9 +216,9 @@ SOFTPLUS = register_op("softplus", inputs=("x",), infer_meta=softplus_meta, back
                        save=("x",), attrs={"beta": (float, 1.0), "threshold": (float, 20.0)})
 # numba only: leaky_relu as numpy needs a compare, a multiply and a where -- measured
 # 6.3 us / 7.6 ms against numba's 3.3 us / 0.9 ms (16 / 1M float32); elu and softplus need more.
-_numba_kernels("leaky_relu", leaky_relu_kernel, _LEAKY_RELU)
-_numba_kernels("elu", elu_kernel, _ELU)
-_numba_kernels("softplus", softplus_kernel, _SOFTPLUS)
+numba_kernels("leaky_relu", leaky_relu_kernel, _LEAKY_RELU)
+numba_kernels("elu", elu_kernel, _ELU)
+numba_kernels("softplus", softplus_kernel, _SOFTPLUS)
 
 
 def leaky_relu(x, negative_slope=0.01, name=None) -> Tensor:
@@ -280,7 +280,7 @@ def silu_meta(x) -> MetaTensor:
 GELU = register_op("gelu", inputs=("x",), infer_meta=gelu_meta, backward=gelu_grad, save=("x",),
                    attrs={"approximate": (bool, False)})
 SILU = register_op("silu", inputs=("x",), infer_meta=silu_meta, backward=silu_grad, save=("x",))
-_numba_kernels("gelu", gelu_kernel, _GELU)  # numpy has no erf: numba only
+numba_kernels("gelu", gelu_kernel, _GELU)  # numpy has no erf: numba only
 _GELU_PARALLEL = ParallelElementwiseKernel(P.gelu, FLOAT_UNARY)
 _GELU_TANH_PARALLEL = ParallelElementwiseKernel(P.gelu_tanh, FLOAT_UNARY)
 
@@ -338,7 +338,7 @@ def clip_grad(node, dout):
 
 
 def hardtanh_meta(x, min=-1.0, max=1.0) -> MetaTensor:
-    meta = _float_activation("hardtanh", x, min=min, max=max)
+    meta = float_activation("hardtanh", x, min=min, max=max)
     if min > max:
         raise invalid_argument("hardtanh", f"min ({min}) is greater than max ({max}); expected min <= max.")
     return meta
@@ -387,8 +387,8 @@ HARDTANH = register_op("hardtanh", inputs=("x",), infer_meta=hardtanh_meta, back
                        save=("x",), attrs={"min": (float, -1.0), "max": (float, 1.0)})
 # clip, float32: np.clip 6.6 us / 0.46 ms, numba 6.1 us / 1.08 ms (16 / 1M; the ternary ufunc with
 # two broadcast scalars does not vectorize): np.clip is the default, the numba kernel stays beside it.
-_numba_kernels("clip", clip_kernel, _CLIP, dtypes=("float32", "float64", "int32", "int64"))
-_numba_kernels("hardtanh", hardtanh_kernel, _CLIP)
+numba_kernels("clip", clip_kernel, _CLIP, dtypes=("float32", "float64", "int32", "int64"))
+numba_kernels("hardtanh", hardtanh_kernel, _CLIP)
 add_kernel("clip", "cpu", FLOATS + INTS, clip_numpy, name="numpy", priority=1)
 add_kernel("hardtanh", "cpu", FLOATS, hardtanh_numpy, name="numpy", priority=1)
 
@@ -442,7 +442,7 @@ def softsign_grad(node, dout):
 
 
 def hardsigmoid_meta(x, slope=0.1666667, offset=0.5) -> MetaTensor:
-    return _float_activation("hardsigmoid", x, slope=slope, offset=offset)
+    return float_activation("hardsigmoid", x, slope=slope, offset=offset)
 
 
 _HARDSIGMOID = ElementwiseKernel(P.hardsigmoid, FLOAT_TERNARY)
@@ -482,7 +482,7 @@ HARDSWISH = register_op("hardswish", inputs=("x",), infer_meta=hardswish_meta, b
 MISH = register_op("mish", inputs=("x",), infer_meta=mish_meta, backward=mish_grad, save=("x",))
 TANHSHRINK = register_op("tanhshrink", inputs=("x",), infer_meta=tanhshrink_meta, backward=tanhshrink_grad, save=("x",))
 SOFTSIGN = register_op("softsign", inputs=("x",), infer_meta=softsign_meta, backward=softsign_grad, save=("x",))
-_numba_kernels("hardsigmoid", hardsigmoid_kernel, _HARDSIGMOID)
+numba_kernels("hardsigmoid", hardsigmoid_kernel, _HARDSIGMOID)
 register_elementwise_kernels("hardswish", P.hardswish)
 register_elementwise_kernels("mish", P.mish)
 register_elementwise_kernels("tanhshrink", P.tanhshrink)

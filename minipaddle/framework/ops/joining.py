@@ -19,7 +19,7 @@ from ..errors import invalid_argument
 from ..registry import MetaTensor, add_kernel, register_op
 from ..tensor import Tensor
 from .common import ALL, as_tensor, normalize_axis
-from .manipulation import _as_int, _as_int_list, _norm_axes, squeeze, view_of
+from .manipulation import as_int, as_int_list, norm_axes, squeeze, view_of
 
 
 
@@ -102,13 +102,13 @@ add_kernel("stack", "cpu", ALL, stack_kernel, name="numpy")
 def concat(x, axis=0, name=None) -> Tensor:
     """Join tensors along an existing dim: concat([a of [2, 3], b of [4, 3]]) has shape [6, 3]."""
     xs = _tensor_list("concat", x)
-    return dispatch(CONCAT, xs, {"axis": _as_int("concat", "axis", axis)})
+    return dispatch(CONCAT, xs, {"axis": as_int("concat", "axis", axis)})
 
 
 def stack(x, axis=0, name=None) -> Tensor:
     """Join same-shape tensors along a new dim: stack([a, b]) of two [3] tensors has shape [2, 3]."""
     xs = _tensor_list("stack", x)
-    return dispatch(STACK, xs, {"axis": _as_int("stack", "axis", axis)})
+    return dispatch(STACK, xs, {"axis": as_int("stack", "axis", axis)})
 
 
 # ---- split, chunk ----------------------------------------------------------------------
@@ -183,16 +183,16 @@ def split(x, num_or_sections, axis=0, name=None) -> list[Tensor]:
     """Cut x along `axis` into n equal parts (an int) or parts of given sizes (one may be -1)."""
     x = as_tensor("split", "x", x)
     if isinstance(num_or_sections, (list, tuple)):
-        num_or_sections = tuple(_as_int_list("split", "num_or_sections", num_or_sections))
+        num_or_sections = tuple(as_int_list("split", "num_or_sections", num_or_sections))
     else:
-        num_or_sections = _as_int("split", "num_or_sections", num_or_sections)
-    return list(dispatch(SPLIT, (x,), {"num_or_sections": num_or_sections, "axis": _as_int("split", "axis", axis)}))
+        num_or_sections = as_int("split", "num_or_sections", num_or_sections)
+    return list(dispatch(SPLIT, (x,), {"num_or_sections": num_or_sections, "axis": as_int("split", "axis", axis)}))
 
 
 def chunk(x, chunks, axis=0, name=None) -> list[Tensor]:
     """Cut x along `axis` into `chunks` equal parts (the size must divide evenly, as in Paddle)."""
     x = as_tensor("chunk", "x", x)
-    attrs = {"chunks": _as_int("chunk", "chunks", chunks), "axis": _as_int("chunk", "axis", axis)}
+    attrs = {"chunks": as_int("chunk", "chunks", chunks), "axis": as_int("chunk", "axis", axis)}
     return list(dispatch(CHUNK, (x,), attrs))
 
 
@@ -210,7 +210,7 @@ def _slice_index(op: str, shape: tuple, axes, starts, ends, strides) -> tuple:
         raise invalid_argument(op, "x is 0-D; there is no dim to slice.")
     index = [builtins.slice(None)] * len(shape)
     out = list(shape)
-    for a, start, end, step in zip(_norm_axes(op, axes, len(shape)), starts, ends, strides):
+    for a, start, end, step in zip(norm_axes(op, axes, len(shape)), starts, ends, strides):
         if step == 0:
             raise invalid_argument(op, f"strides {list(strides)} has a 0, expected non-zero steps.")
         index[a] = builtins.slice(start, end, step)
@@ -276,8 +276,8 @@ def _strided_slice_grad(dout, input_shape, axes, starts, ends, strides) -> Tenso
 
 
 def _slice_attrs(op: str, axes, starts, ends) -> dict:
-    return {"axes": tuple(_as_int_list(op, "axes", axes)), "starts": tuple(_as_int_list(op, "starts", starts)),
-            "ends": tuple(_as_int_list(op, "ends", ends))}
+    return {"axes": tuple(as_int_list(op, "axes", axes)), "starts": tuple(as_int_list(op, "starts", starts)),
+            "ends": tuple(as_int_list(op, "ends", ends))}
 
 
 def slice(input, axes, starts, ends, name=None) -> Tensor:  # Paddle's names, shadowing builtins
@@ -290,7 +290,7 @@ def strided_slice(x, axes, starts, ends, strides, name=None) -> Tensor:
     """x[starts[i]:ends[i]:strides[i]] along each axes[i] (negative strides walk backwards)."""
     x = as_tensor("strided_slice", "x", x)
     attrs = _slice_attrs("strided_slice", axes, starts, ends)
-    attrs["strides"] = tuple(_as_int_list("strided_slice", "strides", strides))
+    attrs["strides"] = tuple(as_int_list("strided_slice", "strides", strides))
     return dispatch(STRIDED_SLICE, (x,), attrs)
 
 
@@ -423,5 +423,5 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None) -> Te
         raise invalid_argument("pad", f"mode {mode!r} is not one of {list(_MODES)}.")
     if not isinstance(value, (int, float, np.number)) or isinstance(value, bool):
         raise invalid_argument("pad", f"'value' got {type(value).__name__}, expected a number.")
-    widths = _pad_widths(x.ndim, _as_int_list("pad", "pad", pad), mode, data_format)
+    widths = _pad_widths(x.ndim, as_int_list("pad", "pad", pad), mode, data_format)
     return dispatch(PAD, (x,), {"paddings": widths, "mode": mode, "value": float(value)})

@@ -22,7 +22,7 @@ from .common import ALL, as_tensor, normalize_axis
 
 
 # ---- argument helpers shared by this family ------------------------------------------
-def _as_int_list(op: str, arg: str, value) -> list[int]:
+def as_int_list(op: str, arg: str, value) -> list[int]:
     if isinstance(value, Tensor):
         value = value._data.tolist()
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
@@ -39,7 +39,7 @@ def _as_int_list(op: str, arg: str, value) -> list[int]:
     return out
 
 
-def _as_int(op: str, arg: str, value) -> int:
+def as_int(op: str, arg: str, value) -> int:
     """An int argument that may also come as a 1-element Tensor (Paddle accepts both)."""
     if isinstance(value, Tensor):
         if value._data.size != 1:
@@ -57,7 +57,7 @@ def view_of(out: Tensor, x: Tensor) -> Tensor:
     return out
 
 
-def _norm_axes(op: str, axes, ndim: int, *, unique: bool = True) -> tuple[int, ...]:
+def norm_axes(op: str, axes, ndim: int, *, unique: bool = True) -> tuple[int, ...]:
     out = tuple(normalize_axis(op, a, ndim) for a in axes)
     if unique and len(set(out)) != len(out):
         raise invalid_argument(op, f"axis {list(axes)} names the same axis twice.")
@@ -121,7 +121,7 @@ RESHAPE = _unary_op("reshape", reshape_meta, reshape_grad, {"shape": (tuple, ())
 def reshape(x, shape, name=None) -> Tensor:
     """Same data, new shape; -1 infers one dim, 0 keeps the input's dim."""
     x = as_tensor("reshape", "x", x)
-    shape = tuple(_as_int_list("reshape", "shape", shape))
+    shape = tuple(as_int_list("reshape", "shape", shape))
     return view_of(dispatch(RESHAPE, (x,), {"shape": shape}), x)
 
 
@@ -200,13 +200,13 @@ add_kernel("expand_as", "cpu", ALL, expand_as_kernel, name="numpy")
 def broadcast_to(x, shape, name=None) -> Tensor:
     """x broadcast to `shape` (a copy): `broadcast_to(ones([3]), [2, 3])` has shape [2, 3]."""
     x = as_tensor("broadcast_to", "x", x)
-    return dispatch(BROADCAST_TO, (x,), {"shape": tuple(_as_int_list("broadcast_to", "shape", shape))})
+    return dispatch(BROADCAST_TO, (x,), {"shape": tuple(as_int_list("broadcast_to", "shape", shape))})
 
 
 def expand(x, shape, name=None) -> Tensor:
     """Expand size-1 dims of x to `shape`; -1 keeps a dim. `expand(ones([3, 1]), [2, -1, 4])`: [2, 3, 4]."""
     x = as_tensor("expand", "x", x)
-    return dispatch(EXPAND, (x,), {"shape": tuple(_as_int_list("expand", "shape", shape))})
+    return dispatch(EXPAND, (x,), {"shape": tuple(as_int_list("expand", "shape", shape))})
 
 
 def expand_as(x, y, name=None) -> Tensor:
@@ -245,7 +245,7 @@ TRANSPOSE = _unary_op("transpose", transpose_meta, transpose_grad, {"perm": (tup
 def transpose(x, perm, name=None) -> Tensor:
     """Permute the dims: out.shape[i] == x.shape[perm[i]]. A view of x."""
     x = as_tensor("transpose", "x", x)
-    perm = tuple(_as_int_list("transpose", "perm", perm))
+    perm = tuple(as_int_list("transpose", "perm", perm))
     return view_of(dispatch(TRANSPOSE, (x,), {"perm": perm}), x)
 
 
@@ -258,7 +258,7 @@ T = property(lambda self: transpose(self, list(range(self.ndim))[::-1]),
 def _squeezed_shape(shape: tuple, axis) -> tuple:
     if not axis:  # None or []: Paddle drops every size-1 dim
         return tuple(n for n in shape if n != 1)
-    drop = {a for a in _norm_axes("squeeze", axis, len(shape), unique=False) if len(shape) and shape[a] == 1}
+    drop = {a for a in norm_axes("squeeze", axis, len(shape), unique=False) if len(shape) and shape[a] == 1}
     return tuple(n for i, n in enumerate(shape) if i not in drop)
 
 
@@ -324,21 +324,21 @@ FLATTEN = _unary_op("flatten", flatten_meta, back_to_input_shape,
 def squeeze(x, axis=None, name=None) -> Tensor:
     """Drop size-1 dims: all of them (axis None or []) or those named in axis (others are left alone)."""
     x = as_tensor("squeeze", "x", x)
-    axis = None if axis is None else tuple(_as_int_list("squeeze", "axis", axis))
+    axis = None if axis is None else tuple(as_int_list("squeeze", "axis", axis))
     return view_of(dispatch(SQUEEZE, (x,), {"axis": axis}), x)
 
 
 def unsqueeze(x, axis, name=None) -> Tensor:
     """Insert size-1 dims at `axis` (an int or a list, inserted in order). A view of x."""
     x = as_tensor("unsqueeze", "x", x)
-    return view_of(dispatch(UNSQUEEZE, (x,), {"axis": tuple(_as_int_list("unsqueeze", "axis", axis))}), x)
+    return view_of(dispatch(UNSQUEEZE, (x,), {"axis": tuple(as_int_list("unsqueeze", "axis", axis))}), x)
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None) -> Tensor:
     """Merge dims start_axis..stop_axis into one: flatten(ones([2, 3, 4]), 1) has shape [2, 12]."""
     x = as_tensor("flatten", "x", x)
-    attrs = {"start_axis": _as_int("flatten", "start_axis", start_axis),
-             "stop_axis": _as_int("flatten", "stop_axis", stop_axis)}
+    attrs = {"start_axis": as_int("flatten", "start_axis", start_axis),
+             "stop_axis": as_int("flatten", "stop_axis", stop_axis)}
     return view_of(dispatch(FLATTEN, (x,), attrs), x)
 
 
@@ -377,12 +377,12 @@ TILE = _unary_op("tile", tile_meta, tile_grad, {"repeat_times": (tuple, ())}, ti
 def tile(x, repeat_times, name=None) -> Tensor:
     """Repeat x along each dim: tile(x of shape [2, 3], [2, 1]) has shape [4, 3]."""
     x = as_tensor("tile", "x", x)
-    return dispatch(TILE, (x,), {"repeat_times": tuple(_as_int_list("tile", "repeat_times", repeat_times))})
+    return dispatch(TILE, (x,), {"repeat_times": tuple(as_int_list("tile", "repeat_times", repeat_times))})
 
 
 # ---- flip, roll ----------------------------------------------------------------------
 def flip_meta(x, axis=()) -> MetaTensor:
-    _norm_axes("flip", axis, len(x.shape))
+    norm_axes("flip", axis, len(x.shape))
     return MetaTensor(x.shape, x.dtype)
 
 
@@ -402,7 +402,7 @@ FLIP = _unary_op("flip", flip_meta, flip_grad, {"axis": (tuple, ())}, flip_kerne
 def flip(x, axis, name=None) -> Tensor:
     """Reverse the order of elements along `axis` (an int or a list of ints)."""
     x = as_tensor("flip", "x", x)
-    return dispatch(FLIP, (x,), {"axis": tuple(_as_int_list("flip", "axis", axis))})
+    return dispatch(FLIP, (x,), {"axis": tuple(as_int_list("flip", "axis", axis))})
 
 
 def roll_meta(x, shifts=(), axis=None) -> MetaTensor:
@@ -414,7 +414,7 @@ def roll_meta(x, shifts=(), axis=None) -> MetaTensor:
         if len(shifts) != len(axis):
             raise invalid_argument("roll", f"shifts {list(shifts)} and axis {list(axis)} differ in length; "
                                            "expected one shift per axis.")
-        _norm_axes("roll", axis, len(x.shape), unique=False)
+        norm_axes("roll", axis, len(x.shape), unique=False)
     return MetaTensor(x.shape, x.dtype)
 
 
@@ -436,8 +436,8 @@ ROLL = _unary_op("roll", roll_meta, roll_grad, {"shifts": (tuple, ()), "axis": (
 def roll(x, shifts, axis=None, name=None) -> Tensor:
     """Shift elements along `axis` cyclically (over the flattened tensor when axis is None)."""
     x = as_tensor("roll", "x", x)
-    attrs = {"shifts": tuple(_as_int_list("roll", "shifts", shifts)),
-             "axis": None if axis is None else tuple(_as_int_list("roll", "axis", axis))}
+    attrs = {"shifts": tuple(as_int_list("roll", "shifts", shifts)),
+             "axis": None if axis is None else tuple(as_int_list("roll", "axis", axis))}
     return dispatch(ROLL, (x,), attrs)
 
 
@@ -477,13 +477,13 @@ TRIU = _unary_op("triu", triu_meta, triu_grad, {"diagonal": (int, 0)}, triu_kern
 def tril(x, diagonal=0, name=None) -> Tensor:
     """Keep the lower triangle (j - i <= diagonal) of the last two dims, zero the rest."""
     x = as_tensor("tril", "x", x)
-    return dispatch(TRIL, (x,), {"diagonal": _as_int("tril", "diagonal", diagonal)})
+    return dispatch(TRIL, (x,), {"diagonal": as_int("tril", "diagonal", diagonal)})
 
 
 def triu(x, diagonal=0, name=None) -> Tensor:
     """Keep the upper triangle (j - i >= diagonal) of the last two dims, zero the rest."""
     x = as_tensor("triu", "x", x)
-    return dispatch(TRIU, (x,), {"diagonal": _as_int("triu", "diagonal", diagonal)})
+    return dispatch(TRIU, (x,), {"diagonal": as_int("triu", "diagonal", diagonal)})
 
 
 # The joining/slicing half of the family builds on the helpers above.

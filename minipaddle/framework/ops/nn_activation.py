@@ -18,7 +18,7 @@ from ..errors import invalid_argument
 from ..kernels.cpu.elementwise import FLOAT_BINARY, FLOAT_UNARY, ElementwiseKernel
 from ..registry import MetaTensor, add_kernel, new_meta, register_op
 from ..tensor import Tensor
-from .activation import FLOAT_TERNARY, FLOAT_WHAT, _float_activation, _numba_kernels, sigmoid
+from .activation import FLOAT_TERNARY, FLOAT_WHAT, float_activation, numba_kernels, sigmoid
 from .common import FLOATS, as_tensor, require_dtype
 from .elementwise import where, zeros_like
 from .manipulation import reshape
@@ -94,7 +94,7 @@ def thresholded_relu_kernel(x, threshold=1.0, value=0.0):
 
 # ---- infer_meta: the argument checks ------------------------------------------------------------
 def selu_meta(x, scale=1.0507009873554805, alpha=1.6732632423543772) -> MetaTensor:
-    meta = _float_activation("selu", x, scale=scale, alpha=alpha)
+    meta = float_activation("selu", x, scale=scale, alpha=alpha)
     if scale <= 1.0:
         raise invalid_argument("selu", f"'scale' is {scale}, expected a number greater than 1.0.")
     if alpha < 0:
@@ -103,29 +103,29 @@ def selu_meta(x, scale=1.0507009873554805, alpha=1.6732632423543772) -> MetaTens
 
 
 def celu_meta(x, alpha=1.0) -> MetaTensor:
-    meta = _float_activation("celu", x, alpha=alpha)
+    meta = float_activation("celu", x, alpha=alpha)
     if alpha == 0:
         raise invalid_argument("celu", "'alpha' is 0; celu divides by alpha, expected a non-zero number.")
     return meta
 
 
 def log_sigmoid_meta(x) -> MetaTensor:
-    return _float_activation("log_sigmoid", x)
+    return float_activation("log_sigmoid", x)
 
 
 def hardshrink_meta(x, threshold=0.5) -> MetaTensor:
-    return _float_activation("hardshrink", x, threshold=threshold)
+    return float_activation("hardshrink", x, threshold=threshold)
 
 
 def softshrink_meta(x, threshold=0.5) -> MetaTensor:
-    meta = _float_activation("softshrink", x, threshold=threshold)
+    meta = float_activation("softshrink", x, threshold=threshold)
     if threshold < 0:
         raise invalid_argument("softshrink", f"'threshold' is {threshold}, expected a number >= 0.")
     return meta
 
 
 def thresholded_relu_meta(x, threshold=1.0, value=0.0) -> MetaTensor:
-    return _float_activation("thresholded_relu", x, threshold=threshold, value=value)
+    return float_activation("thresholded_relu", x, threshold=threshold, value=value)
 
 
 # ---- backward rules ------------------------------------------------------------------------------
@@ -169,12 +169,12 @@ SOFTSHRINK = register_op("softshrink", inputs=("x",), infer_meta=softshrink_meta
 THRESHOLDED_RELU = register_op("thresholded_relu", inputs=("x",), infer_meta=thresholded_relu_meta,
                                backward=thresholded_relu_grad, save=("x",),
                                attrs={"threshold": (float, 1.0), "value": (float, 0.0)})
-_numba_kernels("selu", selu_kernel, _SELU)
-_numba_kernels("celu", celu_kernel, _CELU)
-_numba_kernels("log_sigmoid", log_sigmoid_kernel, _LOG_SIGMOID)
-_numba_kernels("hardshrink", hardshrink_kernel, _HARDSHRINK)
-_numba_kernels("softshrink", softshrink_kernel, _SOFTSHRINK)
-_numba_kernels("thresholded_relu", thresholded_relu_kernel, _THRESHOLDED_RELU)
+numba_kernels("selu", selu_kernel, _SELU)
+numba_kernels("celu", celu_kernel, _CELU)
+numba_kernels("log_sigmoid", log_sigmoid_kernel, _LOG_SIGMOID)
+numba_kernels("hardshrink", hardshrink_kernel, _HARDSHRINK)
+numba_kernels("softshrink", softshrink_kernel, _SOFTSHRINK)
+numba_kernels("thresholded_relu", thresholded_relu_kernel, _THRESHOLDED_RELU)
 
 
 # ---- prelu: max(0, x) + weight * min(0, x), one weight per channel or one for all ---------------
@@ -234,7 +234,7 @@ add_kernel("prelu", "cpu", FLOATS, prelu_kernel, name="numpy")
 
 # ---- rrelu: a random negative slope per element while training ---------------------------------
 def rrelu_meta(x, lower=0.125, upper=1.0 / 3.0, training=True) -> tuple:
-    _float_activation("rrelu", x, lower=lower, upper=upper)
+    float_activation("rrelu", x, lower=lower, upper=upper)
     if not 0 <= lower <= 1:
         raise invalid_argument("rrelu", f"'lower' is {lower}, expected a number in [0, 1].")
     if not 0 <= upper <= 1:
