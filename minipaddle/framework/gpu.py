@@ -77,6 +77,17 @@ def is_device_array(array) -> bool:
     return _device_types != () and type(array) in _device_types
 
 
+def shares_memory(a, b) -> bool:
+    """Whether two device arrays overlap in GPU memory (a view and the array it views do)."""
+    if not (is_device_array(a) and is_device_array(b)) or a.size == 0 or b.size == 0:
+        return False
+    host_a = getattr(a, "_ary", None)
+    if host_a is not None:  # the simulator's device arrays wrap numpy arrays
+        return bool(np.shares_memory(host_a, b._ary))
+    start_a, start_b = a.device_ctypes_pointer.value, b.device_ctypes_pointer.value
+    return start_a < start_b + b.nbytes and start_b < start_a + a.nbytes  # C-contiguous: one byte range each
+
+
 def to_device(array: np.ndarray):
     """A device copy of a host array (made C-contiguous first: kernels index it flat)."""
     array = np.asarray(array)

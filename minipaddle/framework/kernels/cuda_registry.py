@@ -161,3 +161,45 @@ add_kernel("expand_as", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cud
            name="cuda")
 add_kernel("transpose", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.manipulation:transpose"),
            name="cuda")
+
+# ---- views and strided copies: reshape, tile, flip, concat, stack, split, slice, pad (kernels/cuda/strided.py) ----
+add_kernel("reshape", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.strided:reshape"), name="cuda")
+add_kernel("squeeze", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.strided:squeeze"), name="cuda")
+add_kernel("unsqueeze", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.strided:unsqueeze"), name="cuda")
+add_kernel("flatten", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.strided:flatten"), name="cuda")
+add_kernel("tile", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.strided:tile"), name="cuda")
+add_kernel("flip", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.strided:flip"), name="cuda")
+add_kernel("concat", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.strided:concat"), name="cuda")
+add_kernel("stack", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.strided:stack"), name="cuda")
+add_kernel("split", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.strided:split"), name="cuda")
+add_kernel("chunk", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.strided:chunk"), name="cuda")
+add_kernel("slice", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.strided:slice"), name="cuda")
+add_kernel("strided_slice", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.strided:strided_slice"),
+           name="cuda")
+add_kernel("strided_slice_grad", "gpu", ALL,
+           LazyKernel("minipaddle.framework.kernels.cuda.strided:strided_slice_grad"), name="cuda")
+add_kernel("pad", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.strided:pad"), name="cuda")
+add_kernel("pad_grad", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.strided:pad_grad"), name="cuda")
+
+# ---- indexing: each pick and its atomic scatter-add gradient (kernels/cuda/indexing.py) ----
+add_kernel("getitem", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.indexing:getitem"), name="cuda")
+add_kernel("getitem_grad", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.indexing:getitem_grad"),
+           name="cuda")
+add_kernel("gather", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.indexing:gather"), name="cuda")
+add_kernel("index_select", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.indexing:gather"), name="cuda")
+add_kernel("gather_grad", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.indexing:gather_grad"),
+           name="cuda")
+add_kernel("gather_nd", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.indexing:gather_nd"), name="cuda")
+add_kernel("gather_nd_grad", "gpu", NUMERIC,
+           LazyKernel("minipaddle.framework.kernels.cuda.indexing:gather_nd_grad"), name="cuda")
+add_kernel("scatter", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.indexing:scatter"), name="cuda")
+add_kernel("take_along_axis", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.indexing:take_along_axis"),
+           name="cuda")
+add_kernel("take_along_axis_grad", "gpu", NUMERIC,
+           LazyKernel("minipaddle.framework.kernels.cuda.indexing:take_along_axis_grad"), name="cuda")
+add_kernel("one_hot", "gpu", ("int32", "int64"), LazyKernel("minipaddle.framework.kernels.cuda.indexing:one_hot"),
+           name="cuda")
+add_kernel("embedding", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.indexing:embedding"),
+           name="cuda")
+add_kernel("embedding_grad", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.indexing:embedding_grad"),
+           name="cuda")

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..dispatch import dispatch
 from ..errors import invalid_argument
-from ..registry import MetaTensor, add_kernel, register_op
+from ..registry import ARRAY_TYPES, MetaTensor, add_kernel, register_op
 from ..tensor import Tensor
 from .common import ALL, NUMERIC
 from .index_parsing import FULL, indexed_shape, out_of_range
@@ -29,8 +29,8 @@ _NO_ADVANCED = np.zeros((0,), np.int64)
 
 
 def _is_variable(value) -> bool:
-    """A Tensor with no values yet: a static Variable (its `_data` is a VarMeta, not an array)."""
-    return isinstance(value, Tensor) and not isinstance(value._data, np.ndarray)
+    """A Tensor with no values yet: a static Variable (its `_data` is a VarMeta, not a host or GPU array)."""
+    return isinstance(value, Tensor) and type(value._data) not in ARRAY_TYPES
 
 
 def is_dynamic_index(index) -> bool:

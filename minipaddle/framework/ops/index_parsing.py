@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidArgument, invalid_argument
+from ..gpu import to_host
 from ..tensor import Tensor
 
 ADVANCED = "advanced"
@@ -66,7 +67,7 @@ def _classify(item):
             raise invalid_argument("getitem", "slice step cannot be zero.")
         return "slice", parts
     if isinstance(item, Tensor):
-        item = item._data
+        item = to_host(item._data)  # a GPU tensor's index is parsed on the host (getitem moves it back)
     elif isinstance(item, (list, tuple)):
         item = np.asarray([i._data if isinstance(i, Tensor) else i for i in item])
         if item.size == 0:

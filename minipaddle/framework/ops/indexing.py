@@ -90,7 +90,15 @@ def getitem(x, index) -> Tensor:
     if type(index) is not int and is_dynamic_index(index):  # a Variable in the index: a static Program
         return getitem_dynamic(x, index)
     items, advanced = normalize_index(tuple(x.shape), index)
-    return _getitem(x, advanced, items)
+    return _getitem(x, _on_place_of(x, advanced), items)
+
+
+def _on_place_of(x: Tensor, advanced: Tensor) -> Tensor:
+    """The index rows on x's device: normalize_index builds them on the host."""
+    if type(x._data) is np.ndarray:
+        return advanced
+    from ..gpu import to_device
+    return Tensor._wrap(to_device(advanced._data))
 
 
 # ---- setitem: x[index] = value, through the index_put op -------------------------------------
@@ -233,7 +241,7 @@ def index_select(x, index, axis=0, name=None) -> Tensor:
 
 def gather_nd_meta(x, index) -> MetaTensor:
     _index_dtype("gather_nd", "index", index)
-    k = index.shape[-1] if index.shape else -1
+    k = tuple(index.shape)[-1] if index.shape else -1  # tuple(): a GPU array's shape has no [-1]
     if not 0 <= k <= len(x.shape):
         raise invalid_argument("gather_nd", f"index has shape {list(index.shape)}; expected at least 1 dim and "
                                             f"a known last dim <= x's rank ({len(x.shape)}).")

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..dispatch import dispatch
 from ..errors import invalid_argument
+from ..gpu import is_device_array, shares_memory
 from ..registry import MetaTensor, add_kernel, new_meta, register_op
 from ..tensor import Tensor
 from .common import ALL, as_tensor, normalize_axis
@@ -52,7 +53,12 @@ def as_int(op: str, arg: str, value) -> int:
 
 def view_of(out: Tensor, x: Tensor) -> Tensor:
     """Mark `out` as sharing x's storage when the kernel returned a view."""
-    if out._data.base is not None and np.shares_memory(out._data, x._data):
+    data = out._data
+    if is_device_array(data):  # GPU: reshape and contiguous slices are views too (kernels/cuda/strided.py)
+        shared = shares_memory(data, x._data)
+    else:
+        shared = data.base is not None and np.shares_memory(data, x._data)
+    if shared:
         out._base = x if x._base is None else x._base
     return out
 

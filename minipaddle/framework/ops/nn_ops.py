@@ -216,7 +216,7 @@ def embedding_backward(node, dout):
 
 
 def embedding_grad_meta(dout, x, num_embeddings=0, padding_idx=-1) -> MetaTensor:
-    return new_meta((num_embeddings, dout.shape[-1]), dout.dtype)
+    return new_meta((num_embeddings, tuple(dout.shape)[-1]), dout.dtype)  # tuple(): a GPU array's shape has no [-1]
 
 
 def embedding_grad_numpy(dout, x, num_embeddings=0, padding_idx=-1):
