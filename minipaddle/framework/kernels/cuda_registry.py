@@ -203,3 +203,6 @@ add_kernel("embedding", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.
            name="cuda")
 add_kernel("embedding_grad", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.indexing:embedding_grad"),
            name="cuda")
+
+# ---- running sums (kernels/cuda/cumulative.py) ----
+add_kernel("cumsum", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.cumulative:cumsum"), name="cuda")

@@ -199,3 +199,22 @@ def test_reshape_and_basic_indexing_of_a_gpu_tensor_are_views_of_its_storage():
     for view in (x.reshape([12, 5]), x[1], paddle.unsqueeze(x, [0])):
         assert view._base is x
     assert x.T._base is None  # a transpose is a copy on the GPU (storage stays C-contiguous)
+
+
+@pytest.mark.parametrize("attrs", [{"axis": None}, {"axis": 0}, {"axis": -1, "reverse": True}, {"axis": 1}])
+def test_cumsum_matches_the_cpu(attrs):
+    check("cumsum", [X], attrs, rtol=1e-6)
+    check("cumsum", [(X * 10).astype(np.int32)], attrs)
+
+
+def test_float16_fills_pads_and_embeddings():
+    check("pad", [X.astype(np.float16)], {"paddings": ((1, 0), (0, 2), (1, 1)), "mode": "constant", "value": 0.5})
+    check("strided_slice_grad", [X[:, :2].astype(np.float16)],
+          {"input_shape": (3, 4, 5), "axes": (1,), "starts": (0,), "ends": (2,), "strides": (1,)})
+    check("embedding", [np.array([[1, 5], [0, 1]]), RNG.standard_normal((6, 3)).astype(np.float16)], {"padding_idx": 5})
+    check("cumsum", [X.astype(np.float16)], {"axis": 2}, rtol=2e-3, atol=2e-3)
+
+
+def test_cumsum_backward_runs_on_the_gpu():
+    x = X[0, :3, :4].copy()
+    _on_both_devices(lambda t: (paddle.cumsum(t, axis=1) * _weights(t)).sum() + (paddle.cumsum(t) * 0.5).sum(), x)

@@ -26,7 +26,7 @@ from ...ops.index_parsing import ADVANCED, has_advanced, out_of_range
 from ...ops.sorting import along_axis_shapes
 from .elementwise import broadcast_position, broadcast_positions
 from .launch import THREADS, blocks_for, flat
-from .strided import add_along, astype, copy, strided_write, take_along, view_or_copy, zeros
+from .strided import add_along, astype, copy, scalar_of, strided_write, take_along, view_or_copy, zeros
 
 
 # ---- the kernels -------------------------------------------------------------------------------
@@ -104,11 +104,11 @@ def _one_hot(labels, out, num_classes):
 
 
 @cuda.jit(cache=True)
-def _embedding(ids, weight, out, dim, padding_idx):
+def _embedding(ids, weight, out, dim, padding_idx, zero):
     for i in range(cuda.grid(1), out.size, cuda.gridsize(1)):
         row = ids[i // dim]
         if padding_idx >= 0 and row == padding_idx:
-            out[i] = 0  # Paddle: the padding id reads as a zero row
+            out[i] = zero  # Paddle: the padding id reads as a zero row
         else:
             out[i] = weight[row * dim + i % dim]
 
@@ -346,7 +346,7 @@ def embedding(x, weight, padding_idx=-1):
     out = cuda.device_array(tuple(x.shape) + (dim,), weight.dtype)
     if out.size:
         _embedding[blocks_for(out.size), THREADS](flat(x, x.size), flat(weight, weight.size), flat(out, out.size),
-                                                 dim, padding_idx)
+                                                 dim, padding_idx, scalar_of(weight.dtype, 0))
     return out
 
 

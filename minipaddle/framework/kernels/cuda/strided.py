@@ -30,6 +30,7 @@ from numba import cuda
 from .. import broadcast
 from ...ops import joining as J
 from ...ops import manipulation as M
+from ...ops.common import normalize_axis
 from .elementwise import broadcast_position
 from .launch import THREADS, blocks_for, flat
 
@@ -107,8 +108,15 @@ def full(shape: tuple, value, dtype):
     """A new device array of `shape` filled with `value`."""
     out = cuda.device_array(tuple(shape), dtype)
     if out.size:
-        _fill[blocks_for(out.size), THREADS](flat(out, out.size), np.dtype(dtype).type(value))
+        _fill[blocks_for(out.size), THREADS](flat(out, out.size), scalar_of(dtype, value))
     return out
+
+
+def scalar_of(dtype, value):
+    """`value` as a kernel argument for arrays of `dtype`: float16 goes as float32 (stored rounded),
+    as the elementwise kernels pass their float16 attributes."""
+    dtype = np.dtype(dtype)
+    return np.float32(value) if dtype == np.float16 else dtype.type(value)
 
 
 def zeros(shape: tuple, dtype):
@@ -198,15 +206,15 @@ def reshape(x, shape=()):
 
 
 def squeeze(x, axis=None):
-    return reshaped(x, M._squeezed_shape(tuple(x.shape), axis))
+    return reshaped(x, M.squeeze_meta(x, axis).shape)
 
 
 def unsqueeze(x, axis=()):
-    return reshaped(x, M._unsqueezed_shape(tuple(x.shape), axis))
+    return reshaped(x, M.unsqueeze_meta(x, axis).shape)
 
 
 def flatten(x, start_axis=0, stop_axis=-1):
-    return reshaped(x, M._flattened_shape(tuple(x.shape), start_axis, stop_axis))
+    return reshaped(x, M.flatten_meta(x, start_axis, stop_axis).shape)
 
 
 # ---- tile, flip: copies of strided views --------------------------------------------------------
@@ -264,7 +272,7 @@ def split(x, num_or_sections=1, axis=0):
     """One strided copy per part: part k starts after the sizes of the parts before it."""
     shape = tuple(x.shape)
     axis = axis % len(shape)
-    sizes = J._split_sizes("split", shape[axis], axis, num_or_sections)
+    sizes = [part.shape[axis] for part in J.split_meta(x, num_or_sections, axis)]
     strides = _strides(x)
     parts, start = [], 0
     for size in sizes:
@@ -279,6 +287,14 @@ def chunk(x, chunks=1, axis=0):
 
 
 # ---- slice, strided_slice and its gradient ----------------------------------------------------
+def python_slices(shape: tuple, axes, starts, ends, strides) -> tuple:
+    """One Python slice per dim (Python's clamping rules are Paddle's; infer_meta checked the axes)."""
+    slices = [builtins.slice(None)] * len(shape)
+    for axis, start, end, step in zip(axes, starts, ends, strides):
+        slices[normalize_axis("slice", axis, len(shape))] = builtins.slice(start, end, step)
+    return tuple(slices)
+
+
 def slice_view(shape: tuple, slices) -> tuple:
     """(offset, shape, strides) of a C-contiguous array of `shape` indexed by one Python slice per dim."""
     strides = broadcast.contiguous_strides(shape)
@@ -296,27 +312,29 @@ def slice_view(shape: tuple, slices) -> tuple:
 def slice(x, axes=(), starts=(), ends=()):  # noqa: A001 - the op's name
     """A view of x when the sliced region is contiguous (as the CPU's numpy view), else a copy."""
     shape = tuple(x.shape)
-    index, _ = J._slice_index("slice", shape, axes, starts, ends, (1,) * len(axes))
-    return view_or_copy(x, *slice_view(shape, index))
+    return view_or_copy(x, *slice_view(shape, python_slices(shape, axes, starts, ends, (1,) * len(axes))))
 
 
 def strided_slice(x, axes=(), starts=(), ends=(), strides=()):
     shape = tuple(x.shape)
-    index, _ = J._slice_index("strided_slice", shape, axes, starts, ends, strides)
-    return strided_copy(x, *slice_view(shape, index))
+    return strided_copy(x, *slice_view(shape, python_slices(shape, axes, starts, ends, strides)))
 
 
 def strided_slice_grad(out_grad, input_shape=(), axes=(), starts=(), ends=(), strides=()):
     """Zeros of the input's shape with out_grad written where the slice read."""
     shape = tuple(input_shape)
-    index, _ = J._slice_index("strided_slice_grad", shape, axes, starts, ends, strides)
-    offset, _, view_strides = slice_view(shape, index)
+    offset, _, view_strides = slice_view(shape, python_slices(shape, axes, starts, ends, strides))
     dx = zeros(shape, out_grad.dtype)
     strided_write(out_grad, dx, offset, view_strides)
     return dx
 
 
 # ---- pad and its gradient ---------------------------------------------------------------------
+def pad_source(n: int, before: int, after: int, mode: str) -> np.ndarray:
+    """For each position of a padded dim, the position of x it copies: the CPU's pad of 0..n-1 itself."""
+    return J.pad_kernel(np.arange(n, dtype=np.int64), ((before, after),), mode)
+
+
 def pad(x, paddings=(), mode="constant", value=0.0):
     """constant: fill, then write x inside; other modes: one gather per padded dim (its source index)."""
     shape = tuple(x.shape)
@@ -331,7 +349,7 @@ def pad(x, paddings=(), mode="constant", value=0.0):
     out = x
     for axis, (before, after) in enumerate(paddings):
         if before or after:
-            source = J._source_index(shape[axis], before, after, mode).astype(np.int64)
+            source = pad_source(shape[axis], before, after, mode)
             out = take_along(out, cuda.to_device(source), axis, source.shape)
     return copy(x) if out is x else out
 
@@ -347,6 +365,6 @@ def pad_grad(out_grad, paddings=(), mode="constant"):
         if before or after:
             g_shape = tuple(g.shape)
             n = g_shape[axis] - before - after
-            source = J._source_index(n, before, after, mode).astype(np.int64)
+            source = pad_source(n, before, after, mode)
             g = add_along(g, cuda.to_device(source), axis, g_shape[:axis] + (n,) + g_shape[axis + 1:])
     return copy(out_grad) if g is out_grad else g
