@@ -13,6 +13,9 @@ device arrays.
     softmax.py      softmax, log_softmax
     random.py       Philox4x32-10 counter-based random numbers: uniform, normal, dropout masks
     manipulation.py broadcast_to, expand, expand_as, transpose: gathers into C-contiguous copies
+    strided.py      reshape & co. (views), tile, flip, concat, stack, split, slice, pad: strided copies
+    indexing.py     x[index], gather, gather_nd, scatter, take_along_axis, one_hot, embedding + atomic grads
+    cumulative.py   cumsum
 
 Without a GPU they run under numba's CUDA simulator (`NUMBA_ENABLE_CUDASIM=1`), slowly but exactly.
 """
