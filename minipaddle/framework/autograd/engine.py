@@ -112,12 +112,16 @@ def backward(seeds, step, create_graph: bool) -> None:
             grads = buffers.pop(node)
             if node.tensor_hooks:  # a tensor's hooks see its summed gradient, and may replace it
                 _run_hooks(node, grads)
-            input_grads = step(node, grads)  # the backward rule
-            for edge, g, meta in zip(node.next_edges, input_grads, node.input_metas):
-                if edge is not None and g is not None:  # edge None: that input wants no gradient
-                    if g._data.shape != meta[0] or g._data.dtype != meta[1]:
-                        g = _fit_to_input(node, g, meta)
+            input_grads = step(node, grads)  # the backward rule: a gradient per input
+            i = 0  # (a counter, not enumerate() or zip(): this is the engine's hot loop)
+            for edge in node.next_edges:  # each input's gradient flows along its edge
+                g = input_grads[i] if edge is not None else None  # edge None: no gradient wanted
+                if g is not None:
+                    shape, dtype = node.input_metas[i]
+                    if g._data.shape != shape or g._data.dtype != dtype:
+                        g = _fit_to_input(node, g, shape, dtype)
                     _accumulate(buffers, heap, edge[0], edge[1], g)
+                i += 1
     finally:
         set_grad(prev_mode)
 
@@ -190,8 +194,8 @@ class GradPlan:
         for index, g in enumerate(grads):
             for pos in self.targets.get((node, index), ()):
                 self.captured[pos] = g
-        if node not in self.needed:
-            return ()
+        if node not in self.needed:  # no wanted input lies behind it: it sends nothing on
+            return (None,) * len(node.next_edges)
         input_grads = self.backward_pass.run_node(node, grads)
         if self.blocked:
             input_grads = [None if edge in self.blocked else g for edge, g in zip(node.next_edges, input_grads)]
@@ -236,7 +240,7 @@ class TracedPass(BackwardPass):
         for i, edge in enumerate(node.next_edges):
             g = input_grads[i] if edge is not None else None
             if g is not None:
-                g = _fit_to_input(node, g, node.input_metas[i])
+                g = _fit_to_input(node, g, *node.input_metas[i])
             sent.append(g)
         leaf = node.tensor_ref() if type(node) is AccumulateGrad else None  # its .grad was just updated
         instrument.emit(instrument.BackwardStep(node, grads_in, sent, leaf, start, perf_counter_ns()))
@@ -301,10 +305,9 @@ def _reachable(roots) -> list:
     return list(seen)
 
 
-def _fit_to_input(node, g, meta):
+def _fit_to_input(node, g, shape, dtype):
     """A rule's gradient for an input, made to match it: summed back to its shape (the input was
     broadcast) and cast to its dtype."""
-    shape, dtype = meta
     if g._data.shape != shape:
         g = _sum_to_shape(node.op.name, g, shape)
     if g._data.dtype != dtype:

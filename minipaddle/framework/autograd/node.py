@@ -164,7 +164,6 @@ class AccumulateGrad:
     __slots__ = ("tensor_ref", "tensor_hooks", "seq", "__weakref__")
     freed = False
     next_edges = ()      # no inputs: nothing flows on from a leaf
-    input_metas = ()
     out_metas = (None,)  # one "output": the leaf's gradient
 
     def __init__(self, tensor) -> None:
