@@ -95,10 +95,10 @@ def getitem(x, index) -> Tensor:
 
 def _on_place_of(x: Tensor, advanced: Tensor) -> Tensor:
     """The index rows on x's device: normalize_index builds them on the host."""
-    if type(x._data) is np.ndarray:
+    from .. import gpu
+    if not gpu.is_device_array(x._data):  # (a numpy array, or a Variable's placeholder in static mode)
         return advanced
-    from ..gpu import to_device
-    return Tensor._wrap(to_device(advanced._data))
+    return Tensor._wrap(gpu.to_device(advanced._data))
 
 
 # ---- setitem: x[index] = value, through the index_put op -------------------------------------
