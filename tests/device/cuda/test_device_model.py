@@ -123,3 +123,19 @@ def test_bfloat16_stays_on_the_cpu_with_a_clear_error():
     x = paddle.to_tensor([1.0], dtype="bfloat16")
     with pytest.raises(Unimplemented, match="bfloat16 tensors have no GPU kernels"):
         x.cuda()
+
+
+def test_the_readme_example_trains_on_the_device_like_on_the_cpu():
+    paddle.seed(3)
+    data = paddle.randn([16, 16]).numpy()
+    results = {}
+    for device in ("cpu", "gpu"):
+        paddle.set_device(device)
+        x = paddle.to_tensor(data, stop_gradient=False)
+        loss = (x ** 2).mean() + paddle.nn.functional.gelu(x @ x.T).sum()
+        loss.backward()
+        where = paddle.CUDAPlace(0) if device == "gpu" else paddle.CPUPlace()
+        assert loss.place == where and x.grad.place == where
+        results[device] = (float(loss), x.grad.numpy())
+    np.testing.assert_allclose(results["gpu"][0], results["cpu"][0], rtol=1e-5)
+    np.testing.assert_allclose(results["gpu"][1], results["cpu"][1], rtol=2e-4, atol=1e-4)
