@@ -4,6 +4,7 @@
       1. static mode (in this thread)? hand the call to the Program builder and stop
       2. infer_meta: check arguments, compute output shapes/dtypes (errors raise here)
       3. run_kernel: pick the kernel for (backend, dtype) -- cached per OpDef -- and run it
+         (for CPU arrays its three steps are written out here: see run_kernel's docstring)
       4. wrap the arrays in Tensors
       5. some input needs grad and grad is enabled (in this thread)? record a GradNode
       6. somebody listening? emit one event
@@ -22,7 +23,7 @@ from .autograd.engine import grad_edge
 from .autograd.node import GradNode, SavedOutput, VersionCounter
 from .dtype import DIFFERENTIABLE_KINDS
 from .errors import ResourceExhausted, invalid_argument
-from .registry import DEVICE_ARRAY_TYPES, KernelKey, OpDef, backend_of, kernel_fn, run_kernel
+from .registry import DEVICE_ARRAY_TYPES, KernelKey, OpDef, backend_of, kernel_fn, kernel_output, run_kernel
 from .thread_modes import modes
 
 _EMPTY: dict = {}
@@ -48,11 +49,20 @@ def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY):
             check_same_place(op, arrays)
     metas = op.infer_meta(*arrays, **attrs) if attrs else op.infer_meta(*arrays)
     first = arrays[op.kernel_input]
-    backend = "cpu" if type(first) is np.ndarray else backend_of(first)
     if instrument.subscribers:  # the debugger's one check: with nobody listening the path goes on unchanged
-        return _dispatch_traced(op, inputs, attrs, arrays, metas, backend)
+        return _dispatch_traced(op, inputs, attrs, arrays, metas, backend_of(first))
     try:  # (free in CPython 3.11+ until something raises)
-        result = run_kernel(op, arrays, attrs, backend, metas)
+        if type(first) is np.ndarray:
+            # run_kernel(op, arrays, attrs, "cpu", metas), its three steps written out: a call less on
+            # every CPU op. registry.run_kernel stays the definition; this is the same code.
+            fn = op._chosen.get(("cpu", first.dtype))  # (a KernelKey is a tuple: the same dict key)
+            if fn is None:
+                fn = kernel_fn(op, KernelKey("cpu", first.dtype))
+            result = fn(*arrays, **attrs) if attrs else fn(*arrays)
+            if type(result) is not np.ndarray:
+                result = kernel_output(result, metas)
+        else:
+            result = run_kernel(op, arrays, attrs, backend_of(first), metas)
     except MemoryError as error:  # numpy's bare "Unable to allocate": say what the op's outputs need
         raise _out_of_memory(op, metas, error) from None
 
@@ -120,24 +130,32 @@ def check_same_place(op: OpDef, arrays: tuple) -> None:
 
 
 def _record(op: OpDef, inputs: tuple, attrs: dict, outs: tuple) -> None:
-    """Create the GradNode for this call and attach the outputs to it."""
+    """Create the GradNode for this call and attach the outputs to it.
+
+    Per input: the edge its gradient flows into (None: it wants none) and its (shape, dtype), to
+    shape that gradient. One- and two-input calls are written out: they are most calls, and a
+    loop building lists costs them a third of this function's time."""
     diff = op.differentiable_inputs
-    edges = []
-    metas = []
-    i = 0
-    for t in inputs:
-        data = t._data
-        metas.append((data.shape, data.dtype))
-        producer = t._node
-        if i not in diff or t.stop_gradient:  # stop_gradient=True cuts a non-leaf from its graph too
-            edges.append(None)
-        elif producer is not None:
-            edges.append((producer, t._out_index))
-        else:
-            edges.append(grad_edge(t))
-        i += 1
-    if edges.count(None) == len(edges):  # only non-differentiable inputs need grad: nothing to record
-        return
+    if len(inputs) == 2:
+        x, y = inputs
+        # grad_edge: None for stop_gradient=True (that cuts a non-leaf from its graph too)
+        edges = (grad_edge(x) if 0 in diff else None, grad_edge(y) if 1 in diff else None)
+        if edges[0] is None and edges[1] is None:  # only non-differentiable inputs need grad: nothing to record
+            return
+        xd, yd = x._data, y._data
+        metas = ((xd.shape, xd.dtype), (yd.shape, yd.dtype))
+    elif len(inputs) == 1:
+        x = inputs[0]
+        edges = (grad_edge(x) if 0 in diff else None,)
+        if edges[0] is None:
+            return
+        xd = x._data
+        metas = ((xd.shape, xd.dtype),)
+    else:
+        edges = tuple([grad_edge(t) if i in diff else None for i, t in enumerate(inputs)])
+        if edges.count(None) == len(edges):
+            return
+        metas = tuple([(t._data.shape, t._data.dtype) for t in inputs])
     if len(outs) == 1:
         data = outs[0]._data
         out_metas = ((data.shape, data.dtype),)
@@ -159,11 +177,12 @@ def _record(op: OpDef, inputs: tuple, attrs: dict, outs: tuple) -> None:
                 counter = o._counter = VersionCounter()
                 saved[name] = SavedOutput(o._data, index, counter)
     index = 0
-    for o in outs:
+    for o in outs:  # (fresh Tensors: _out_index 0 is the class default, so output 0 skips that write)
         if o._data.dtype.kind in DIFFERENTIABLE_KINDS:  # float, complex, bfloat16; integer and bool never
             o.stop_gradient = False
             o._node = node
-            o._out_index = index
+            if index:
+                o._out_index = index
         index += 1
 
 

@@ -278,11 +278,23 @@ def run_kernel(op: OpDef, arrays, attrs: dict, backend: str = "cpu", metas=None)
     Eager dispatch, the static Executor, constant folding and fusion's reference path all call
     this; `backend` is the inputs' place (`Place.backend`: "cpu" or "gpu"). Returns an array or a
     tuple of arrays; a kernel's scalar result becomes an array of the dtype infer_meta gave (`metas`).
+
+    Eager dispatch (dispatch.py) writes this function's CPU path out in its own body: it runs on
+    every op call, and the call itself costs a tenth of a tiny add. It is these same three steps:
+    the cached kernel for the key, the call, `kernel_output` for whatever is not an ndarray.
     """
     fn = op._chosen.get((backend, arrays[op.kernel_input].dtype))
     if fn is None:
         fn = kernel_fn(op, KernelKey(backend, arrays[op.kernel_input].dtype))
     result = fn(*arrays, **attrs) if attrs else fn(*arrays)
+    if type(result) is np.ndarray:
+        return result
+    return kernel_output(result, metas)
+
+
+def kernel_output(result, metas):
+    """A kernel's result as array(s) a Tensor can hold: arrays of ARRAY_TYPES pass as they are, a
+    scalar (np.float32(3.0) from a full reduction) becomes a 0-D array of infer_meta's dtype."""
     if type(result) is tuple:
         return tuple(r if type(r) in ARRAY_TYPES else np.asarray(r, dtype=m.dtype) for r, m in zip(result, metas))
     if type(result) in ARRAY_TYPES:

@@ -159,10 +159,13 @@ class BackwardPass:
         node.unpack()
         try:
             input_grads = node.op.backward(node, *grads)  # the rule; the node is its ctx (context.py)
-        finally:
+        except BaseException:
             node.repack()
-        if not self.retain_graph:
-            node.release()
+            raise
+        if self.retain_graph:
+            node.repack()
+        else:
+            node.release()  # (which drops what unpack laid out, as repack does)
         return input_grads if type(input_grads) is tuple else (input_grads,)
 
 

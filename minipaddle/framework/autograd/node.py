@@ -105,6 +105,8 @@ class GradNode(BackwardContext):
             raise precondition_not_met(
                 self.op.name, "the saved tensors of this graph were freed by an earlier backward.",
                 hint="pass retain_graph=True to the first backward() to run backward twice.")
+        if not saved and not self.op.attrs:  # nothing to lay out (add, subtract): skip making the dict
+            return
         values = self.__dict__
         if self.op.attrs:
             values.update(self.op.attr_defaults)

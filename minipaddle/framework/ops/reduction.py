@@ -14,7 +14,7 @@ import numpy as np
 
 from ..dispatch import dispatch
 from ..errors import invalid_argument, unimplemented
-from ..registry import MetaTensor, add_kernel, register_op
+from ..registry import MetaTensor, add_kernel, new_meta, register_op
 from ..tensor import Tensor
 from . import common, manipulation
 from ..kernels.cpu.elementwise import upcast_bfloat16
@@ -115,7 +115,9 @@ def _sum_dtype(x_dtype: np.dtype, dtype) -> np.dtype:
 
 
 def sum_meta(x, axis=None, keepdim=False, dtype=None) -> MetaTensor:
-    return MetaTensor(reduced_shape(x.shape, axis, keepdim), _sum_dtype(x.dtype, dtype))
+    if axis is None and not keepdim and dtype is None and x.dtype.kind not in "biu":  # x.sum() of a loss: no calls
+        return new_meta((), x.dtype)
+    return new_meta(reduced_shape(x.shape, axis, keepdim), _sum_dtype(x.dtype, dtype))
 
 
 def sum_grad(node, dout):
@@ -135,7 +137,10 @@ add_kernel("sum", "cpu", BFLOAT16, upcast_bfloat16(sum_kernel), name="numpy_floa
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None) -> Tensor:
     """Sum over `axis` (None or [] for all axes); bool and int32 inputs sum into int64."""
-    x = as_tensor("sum", "x", x)
+    if type(x) is not Tensor:  # (tested here: as_tensor costs a call)
+        x = as_tensor("sum", "x", x)
+    if axis is None and dtype is None:  # the sum of everything, a loss's last op: no parsing to do
+        return dispatch(SUM, (x,), {"axis": None, "keepdim": bool(keepdim), "dtype": None})
     axes = None if axis is None else _axes("sum", axis, x._data.ndim)
     return dispatch(SUM, (x,), {"axis": axes, "keepdim": bool(keepdim),
                                 "dtype": None if dtype is None else dtype_of("sum", dtype)})
