@@ -462,3 +462,21 @@ def test_infer_meta_works_without_values_as_in_a_static_program():
     assert I.one_hot_meta(MetaTensor((-1,), i64), num_classes=5).shape == (-1, 5)
     with pytest.raises(InvalidArgument, match="getitem: index 5 is out of range for axis 1 of size 3"):
         I.getitem_meta(x, advanced, index=(0, 5))
+
+
+@pytest.mark.parametrize("index", [(None, True, Ellipsis, False), (None, [0], Ellipsis, 1), ([0, 1], Ellipsis, [1, 2]),
+                                   (0, Ellipsis, [1, 2]), (True, Ellipsis, 0)])
+def test_an_ellipsis_for_no_axis_still_separates_advanced_indices(index):
+    # numpy: advanced indices apart from each other put their dims first, even when the `...` between
+    # them stands for no axis
+    checked = 0
+    for data in (np.array(0.5), np.arange(6.0).reshape(2, 3)):
+        try:
+            want = data[index]
+        except IndexError:  # too many indices for the 0-D one
+            continue
+        got = paddle.to_tensor(data)[index]
+        assert got.shape == list(want.shape)
+        np.testing.assert_array_equal(got.numpy(), want)
+        checked += 1
+    assert checked

@@ -10,6 +10,8 @@ Used by indexing.py (getitem, setitem). The items are:
     "true" / "false"    a Python bool: numpy's 0-D bool index. It reads no axis of x and adds one of
                         size 1 (True) or 0 (False) where the advanced dims go; its row in `advanced`
                         ([0] or []) only carries that shape
+    "sep"               an Ellipsis that stood for no axis, kept only between advanced items: numpy
+                        then puts the advanced dims first (they are not adjacent), as it does here
 
 Also the index-range errors every indexing op raises.
 """
@@ -22,6 +24,7 @@ from ..gpu import to_host
 from ..tensor import Tensor
 
 ADVANCED = "advanced"
+SEPARATOR = "sep"
 BOOL_ITEMS = {True: "true", False: "false"}
 _BOOL_VALUES = {"true": True, "false": False}
 FULL = (None, None, None)
@@ -109,7 +112,7 @@ def normalize_index(x_shape: tuple, index) -> tuple[tuple, Tensor]:
     items, arrays, axis = [], [], 0
     for kind, v in parts:
         if kind == "ellipsis":
-            items.extend([FULL] * (ndim - consumed))
+            items.extend([FULL] * (ndim - consumed) or [SEPARATOR])
             axis += ndim - consumed
         elif kind == "none":
             items.append(None)
@@ -132,6 +135,11 @@ def normalize_index(x_shape: tuple, index) -> tuple[tuple, Tensor]:
             axis += 1
     while items and items[-1] == FULL:  # trailing full slices change nothing
         items.pop()
+    if SEPARATOR in items:  # it matters only in advanced indexing, with advanced items (ints too) on both sides
+        at = items.index(SEPARATOR)
+        joins = [isinstance(i, int) or i in (ADVANCED, "true", "false") for i in items]
+        if not (has_advanced(items) and any(joins[:at]) and any(joins[at + 1:])):
+            del items[at]
     return tuple(items), Tensor._wrap(_stack_advanced(arrays))
 
 
@@ -161,6 +169,8 @@ def indexed_shape(op: str, x_shape: tuple, items: tuple, advanced) -> tuple:
     for pos, item in enumerate(items):
         if item is None:
             out.append(1)
+            continue
+        if item == SEPARATOR:  # no axis; its position keeps the advanced items apart
             continue
         if item in _BOOL_VALUES:   # reads no axis of x; its size joins the advanced dims
             row += 1
@@ -201,6 +211,8 @@ def numpy_index(items: tuple, advanced: np.ndarray) -> tuple:
         elif item in _BOOL_VALUES:
             next(rows)              # its row only carried the shape
             out.append(_BOOL_VALUES[item])
+        elif item == SEPARATOR:
+            out.append(Ellipsis)
         else:
             out.append(slice(*item) if isinstance(item, tuple) else item)
     return tuple(out)

@@ -22,7 +22,7 @@ import numpy as np
 from numba import cuda
 
 from .. import broadcast
-from ...ops.index_parsing import ADVANCED, has_advanced, out_of_range
+from ...ops.index_parsing import ADVANCED, SEPARATOR, has_advanced, out_of_range
 from ...ops.sorting import along_axis_shapes
 from .elementwise import broadcast_position, broadcast_positions
 from .launch import THREADS, blocks_for, flat
@@ -137,6 +137,8 @@ def _index_plan(shape: tuple, items: tuple, advanced):
     for pos, item in enumerate(items):
         if item is None:
             dims.append((1, 0))
+            continue
+        if item == SEPARATOR:  # an empty Ellipsis between advanced items: reads no axis
             continue
         if isinstance(item, str):  # ADVANCED, or a Python bool ("true"/"false": it reads no axis of x)
             if at is None:
