@@ -73,7 +73,7 @@ class PyLayerContext:
             raise precondition_not_met(
                 "PyLayerContext.saved_tensor", "the saved tensors were freed by an earlier backward.",
                 hint="pass retain_graph=True to the first backward() to run backward twice.")
-        for i, (t, counter, version) in enumerate(self._versions):
+        for i, (_, counter, version) in enumerate(self._versions):
             if counter.value != version:
                 raise precondition_not_met(
                     "PyLayerContext.saved_tensor", f"saved tensor {i} was modified by an in-place op after "

@@ -147,8 +147,8 @@ class Collector:
 
     def notes(self) -> list[str]:
         """What the window did not keep, in words (empty when it kept everything)."""
-        return [f"the profiler kept the first {self.max_records:,} {kind} records of this window; {n:,} later ones were "
-                "not kept, so the tables and the timeline leave their time out (profile fewer steps with "
+        return [f"the profiler kept the first {self.max_records:,} {kind} records of this window; {n:,} later "
+                "ones were not kept, so the tables and the timeline leave their time out (profile fewer steps with "
                 "make_scheduler, or raise Collector.max_records)" for kind, n in sorted(self.dropped.items())]
 
     def _on_backward_step(self, e: instrument.BackwardStep) -> None:

@@ -147,11 +147,16 @@ add_kernel("rrelu", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda
 # ---- matmul (kernels/cuda/matmul.py): the progression, each step a candidate of its own ----
 # Priorities follow the H100 measurement at 4096^2 (benchmarks/results/gpu_matmul.json): the fastest is
 # the default; the autotuner may pick another per shape. The tiled kernels compute in float32 tiles.
-add_kernel("matmul", "gpu", ("float32",), LazyKernel("minipaddle.framework.kernels.cuda.matmul:matmul_cuda_bankfree"), name="cuda_bankfree", priority=4)
-add_kernel("matmul", "gpu", ("float32",), LazyKernel("minipaddle.framework.kernels.cuda.matmul:matmul_cuda_prefetch"), name="cuda_prefetch", priority=3)
-add_kernel("matmul", "gpu", ("float32",), LazyKernel("minipaddle.framework.kernels.cuda.matmul:matmul_cuda_regblock"), name="cuda_regblock", priority=2)
-add_kernel("matmul", "gpu", ("float32",), LazyKernel("minipaddle.framework.kernels.cuda.matmul:matmul_cuda_tiled"), name="cuda_tiled", priority=1)
-add_kernel("matmul", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.matmul:matmul_cuda_naive"), name="cuda_naive")
+add_kernel("matmul", "gpu", ("float32",), LazyKernel("minipaddle.framework.kernels.cuda.matmul:matmul_cuda_bankfree"),
+           name="cuda_bankfree", priority=4)
+add_kernel("matmul", "gpu", ("float32",), LazyKernel("minipaddle.framework.kernels.cuda.matmul:matmul_cuda_prefetch"),
+           name="cuda_prefetch", priority=3)
+add_kernel("matmul", "gpu", ("float32",), LazyKernel("minipaddle.framework.kernels.cuda.matmul:matmul_cuda_regblock"),
+           name="cuda_regblock", priority=2)
+add_kernel("matmul", "gpu", ("float32",), LazyKernel("minipaddle.framework.kernels.cuda.matmul:matmul_cuda_tiled"),
+           name="cuda_tiled", priority=1)
+add_kernel("matmul", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.matmul:matmul_cuda_naive"),
+           name="cuda_naive")
 
 # ---- copies: broadcast_to, expand, expand_as, transpose (kernels/cuda/manipulation.py) ----
 add_kernel("broadcast_to", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.manipulation:broadcast_to"),
