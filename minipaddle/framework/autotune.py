@@ -15,6 +15,10 @@ A shape class buckets every dim by powers of two (784 -> 512: 512 <= 784 < 1024)
 eager Backward does); loops without backward call `autotune.step()`. Step counting listens on the
 instrument bus, so it stops after the tuning range to leave the op path free again.
 
+GPU ops are tuned the same way (matmul: cuda_naive ... cuda_prefetch, which differ in block size
+too). A kernel launch returns before the kernel has run, so each timed call of a GPU candidate ends
+with a synchronize; a GPU decision is keyed by the GPU's model as well ("...|gpu:NVIDIA H100 80GB HBM3").
+
 Decisions persist: `<cache dir>/<machine>.json` maps "op|dtype|shape class|attrs" to the winner and
 the measured times, so the next process on the same machine starts tuned. The cache dir is
 `$MINIPADDLE_AUTOTUNE_CACHE`, else `$XDG_CACHE_HOME/minipaddle/autotune`, else `~/.cache/...`;
@@ -24,7 +28,8 @@ Every decision is reported on the instrument bus, so the debugger can show per n
 
 kind "autotune" -- a kernel choice was made (emitted inside the op call, before that op's "op" event)
     op          str         the op's name ("matmul"), or "DataLoader"
-    key         str         the cache key "matmul|float32|128x512,512x256|{}" (DataLoader: "num_workers")
+    key         str         the cache key "matmul|float32|128x512,512x256|{}" (a GPU op's adds "|gpu:<model>";
+                            DataLoader: "num_workers")
     dtype       str         the kernel dtype ("float32"; DataLoader: None)
     shape_class str         "128x512,512x256" (DataLoader: None)
     shapes      list        the input shapes that were timed
@@ -48,7 +53,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import instrument, registry
+from . import gpu, instrument, registry
+from .kernel_launches import launch_log
 from .kernels.numba_cache import minipaddle_cache_dir
 from .registry import KernelKey, OpDef
 
@@ -97,8 +103,15 @@ def _attrs_text(attrs: dict) -> str:
     return json.dumps(attrs, sort_keys=True, default=str) if attrs else "{}"
 
 
-def _cache_key(op: str, dtype, shapes, attrs: dict) -> str:
-    return f"{op}|{np.dtype(dtype).name}|{shape_class(shapes)}|{_attrs_text(attrs)}"
+def _cache_key(op: str, dtype, shapes, attrs: dict, backend: str = "cpu") -> str:
+    key = f"{op}|{np.dtype(dtype).name}|{shape_class(shapes)}|{_attrs_text(attrs)}"
+    if backend == "gpu":  # a GPU decision holds for one GPU model (the file is per host machine)
+        key += f"|gpu:{gpu.device_name()}"
+    return key
+
+
+def _no_wait() -> None:
+    """A CPU kernel has finished when it returns."""
 
 
 # ---- the stand-in kernel -----------------------------------------------------------------------------
@@ -116,6 +129,7 @@ class TunedKernel:
         self.default = default
         self.candidates = [(k.name, _resolve(k.fn)) for k in op.kernels[key]]
         self.default_name = next((n for n, f in self.candidates if f is default), self.candidates[0][0])
+        self.wait = gpu.synchronize if key.backend == "gpu" else _no_wait  # until the timed kernel has run
         self.__name__ = f"autotuned_{op.name}"
         self.memo: dict = {}
         self.hits = 0
@@ -154,7 +168,7 @@ class TunedKernel:
     def _decide(self, arrays: tuple, attrs: dict):
         """Look the shape class up (and tune it, inside the tuning range): ((fn, name, hit), result)."""
         shapes = [tuple(a.shape) for a in arrays]
-        key = _cache_key(self.op.name, self.key.dtype, shapes, attrs)
+        key = _cache_key(self.op.name, self.key.dtype, shapes, attrs, self.key.backend)
         entry = _table.get(key)
         fns = dict(self.candidates)
         if entry is not None and entry.get("winner") in fns:
@@ -174,30 +188,42 @@ class TunedKernel:
         return (fns[winner], winner, True), result
 
     def _tune(self, arrays: tuple, attrs: dict):
-        """Time every candidate on these inputs; (candidate records, winner's name, winner's result)."""
+        """Time every candidate on these inputs; (candidate records, winner's name, winner's result).
+
+        Under the debugger a GPU op notes its kernel launches (kernel_launches.py): of all the launches
+        made here, the op's node shows the winner's first run, the one whose result it returns."""
         records, results, reference = [], {}, _NOTHING
+        noted, launches = launch_log.launches, {}
         ordered = sorted(self.candidates, key=lambda c: c[0] != self.default_name)  # the default first
-        for name, fn in ordered:
-            try:
-                out = fn(*arrays, **attrs)  # warm-up: a numba kernel compiles (or loads) on its first call
-            except Exception as exc:
-                if name == self.default_name:
-                    raise  # the default's own error is the op's error
-                records.append({"name": name, "time_ns": None, "error": f"raised {type(exc).__name__}: {exc}"})
-                continue
-            if reference is _NOTHING:
-                reference = out
-            elif not _same_result(out, reference):
-                records.append({"name": name, "time_ns": None, "error": "result differs from the default's"})
-                continue
-            results[name] = out
-            records.append({"name": name, "time_ns": None, "fn": fn})
-        _time_candidates([r for r in records if "fn" in r], arrays, attrs)
+        try:
+            for name, fn in ordered:
+                if noted is not None:
+                    launch_log.launches = launches[name] = []
+                try:
+                    out = fn(*arrays, **attrs)  # warm-up: a numba kernel compiles (or loads) on its first call
+                except Exception as exc:
+                    if name == self.default_name:
+                        raise  # the default's own error is the op's error
+                    records.append({"name": name, "time_ns": None, "error": f"raised {type(exc).__name__}: {exc}"})
+                    continue
+                if reference is _NOTHING:
+                    reference = out
+                elif not _same_result(out, reference):
+                    records.append({"name": name, "time_ns": None, "error": "result differs from the default's"})
+                    continue
+                results[name] = out
+                records.append({"name": name, "time_ns": None, "fn": fn})
+            launch_log.launches = None
+            _time_candidates([r for r in records if "fn" in r], arrays, attrs, self.wait)
+        finally:
+            launch_log.launches = noted
         timed = [r for r in records if r["time_ns"] is not None]
         best = default = timed[0]  # the default ran first and cannot have been left out
         for r in timed[1:]:
             if r["time_ns"] < best["time_ns"] and r["time_ns"] < default["time_ns"] * (1 - MIN_GAIN):
                 best = r  # faster than the rest, and clearly faster than the default
+        if noted is not None:
+            noted.extend(launches[best["name"]])
         return records, best["name"], results[best["name"]]
 
     def _report(self, key: str, shapes, candidates, winner: str, source: str) -> None:
@@ -213,20 +239,23 @@ def _resolve(fn: Callable) -> Callable:
     return resolve() if resolve is not None else fn
 
 
-def _time_candidates(records: list, arrays: tuple, attrs: dict) -> None:
+def _time_candidates(records: list, arrays: tuple, attrs: dict, wait: Callable[[], None] = _no_wait) -> None:
     """Set each record's "time_ns" to its kernel's best time.
 
     Candidates are timed in blocks, in the order A B ... then ... B A, so that a busy moment of a shared
     machine slows all of them. Each block starts with one untimed call: right after another kernel, the
-    thread pools of BLAS and numba are still spinning down and the first call pays for the switch."""
+    thread pools of BLAS and numba are still spinning down and the first call pays for the switch.
+    `wait` returns when the kernel has run: a GPU kernel's call returns once it is queued."""
     spent = 0
     for order in (records, records[::-1]):
         for r in order:
             fn = r["fn"]
             fn(*arrays, **attrs)
+            wait()
             for i in range(MAX_REPEATS):
                 start = time.perf_counter_ns()
                 fn(*arrays, **attrs)
+                wait()
                 took = time.perf_counter_ns() - start
                 r["time_ns"] = took if r["time_ns"] is None else min(r["time_ns"], took)
                 spent += took
@@ -241,7 +270,7 @@ def _same_result(a, b) -> bool:
     if isinstance(a, tuple) or isinstance(b, tuple):
         return (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
                 and all(_same_result(x, y) for x, y in zip(a, b)))
-    a, b = np.asarray(a), np.asarray(b)
+    a, b = np.asarray(_on_host(a)), np.asarray(_on_host(b))
     if a.shape != b.shape:
         return False
     if a.dtype.kind not in "fc" and b.dtype.kind not in "fc":
@@ -256,6 +285,11 @@ def _same_result(a, b) -> bool:
     if a.size == 0:
         return True
     return bool(np.abs(a - b).max() <= tolerance * np.abs(b).max() + 1e-6)
+
+
+def _on_host(result):
+    """A kernel's result where numpy can read it: a device array is copied to the host."""
+    return gpu.to_host(result) if gpu.is_device_array(result) else result
 
 
 def _hook(op: OpDef, key: KernelKey, fn: Callable) -> Callable:
@@ -352,10 +386,10 @@ def status() -> dict:
             "cache_file": str(cache_path()) if _status.cache_dir is not None else None}
 
 
-def decision_for(op: str, dtype, shapes, attrs: dict) -> tuple[str, dict | None]:
+def decision_for(op: str, dtype, shapes, attrs: dict, backend: str = "cpu") -> tuple[str, dict | None]:
     """(cache key, the decision for this call's shape class or None): what the debugger shows for a
     node an autotuned kernel ran. The entry is the table's own: read it, do not change it."""
-    key = _cache_key(op, dtype, shapes, attrs)
+    key = _cache_key(op, dtype, shapes, attrs, backend)
     return key, _table.get(key)
 
 

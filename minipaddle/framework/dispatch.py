@@ -23,6 +23,7 @@ from .autograd.engine import grad_edge
 from .autograd.node import GradNode, SavedOutput, VersionCounter
 from .dtype import DIFFERENTIABLE_KINDS
 from .errors import ResourceExhausted, invalid_argument
+from .kernel_launches import DeviceTiming
 from .registry import DEVICE_ARRAY_TYPES, KernelKey, OpDef, backend_of, kernel_fn, kernel_output, run_kernel
 from .thread_modes import modes
 
@@ -87,14 +88,22 @@ def _dispatch_traced(op: OpDef, inputs: tuple, attrs: dict, arrays: tuple, metas
     """Steps 4-6 with a subscriber listening: time the kernel, then report the grad node and the op.
 
     The same work as dispatch's own tail (which stays inlined there, for speed) plus the events
-    documented in instrument.py.
+    documented in instrument.py. A GPU op is also timed on the device, with CUDA events, and its
+    kernel launches (grid, block) are noted; the host waits for its kernels, so its end_ns is when
+    the results were ready, not when the launches were queued.
     """
     fn = kernel_fn(op, KernelKey(backend, arrays[op.kernel_input].dtype))  # named in the op event
+    timing = DeviceTiming() if backend == "gpu" else None
     start = time.perf_counter_ns()
     try:
         result = run_kernel(op, arrays, attrs, backend, metas)
-    except MemoryError as error:
-        raise _out_of_memory(op, metas, error) from None
+    except BaseException as error:
+        if timing is not None:
+            timing.abandon()
+        if isinstance(error, MemoryError):
+            raise _out_of_memory(op, metas, error) from None
+        raise
+    device_time_ns = timing.stop() if timing is not None else None
     end = time.perf_counter_ns()
     outs = (Tensor._wrap(result),) if type(result) is not tuple else tuple([Tensor._wrap(r) for r in result])
     node = None
@@ -108,8 +117,9 @@ def _dispatch_traced(op: OpDef, inputs: tuple, attrs: dict, arrays: tuple, metas
                         instrument.emit(instrument.GradNodeEvent(node, op.name))
                         break
                 break
+    launches = tuple(timing.launch_records()) if timing is not None else ()
     instrument.emit(instrument.OpEvent(op.name, op, instrument.current_layer(), inputs, outs, attrs, fn, node,
-                                       start, end))
+                                       start, end, device_time_ns=device_time_ns, launches=launches))
     return outs[0] if type(result) is not tuple else outs
 
 

@@ -73,6 +73,15 @@ def current_device_id() -> int:
     return 0 if _cuda is None or len(_cuda.gpus) < 2 else _cuda.get_current_device().id
 
 
+def device_name() -> str:
+    """The current GPU's model ("NVIDIA H100 80GB HBM3"; "simulator" under numba's CUDA simulator):
+    an autotune decision for the GPU holds for this model."""
+    name = getattr(cuda().current_context().device, "name", None)
+    if isinstance(name, bytes):
+        name = name.decode()
+    return name or "simulator"
+
+
 def is_device_array(array) -> bool:
     return _device_types != () and type(array) in _device_types
 

@@ -19,7 +19,8 @@ compute (the optimizer measures grad and update norms only when someone wants Op
 
 Events hold live objects (Tensors, GradNodes, the OpDef), not copies: a subscriber must summarize
 what it keeps right away, since tensors change in place later (an optimizer step) and arrays are
-freed. Times are `time.perf_counter_ns()`.
+freed. Times are `time.perf_counter_ns()`; a GPU op's OpEvent adds its time on the device,
+measured with CUDA events (framework/kernel_launches.py).
 """
 from __future__ import annotations
 
@@ -56,6 +57,8 @@ class OpEvent(Event):
     end_ns: int
     pylayer: type | None = None  # a PyLayer call: its class; then opdef is a PyLayerOp, kernel the user's
     #                              forward, grad_node a PyLayerNode ("<Class>_grad")
+    device_time_ns: int | None = None  # a GPU op: its kernels' time on the device (CUDA events); else None
+    launches: tuple = ()        # a GPU op: each kernel launch, kernel_launches.Launch(kernel, grid, block)
 
 
 @dataclass(slots=True)

@@ -33,7 +33,7 @@ from ..framework.thread_modes import modes
 from . import program as _program
 from .doc_cache import DocumentCache
 from .id_table import IdTable
-from .kernel_choice import decision_json, describe_kernel
+from .kernel_choice import backward_rule_op, decision_json, describe_kernel, on_device
 from .pylayer_source import pylayer_source
 from .step_ring import StepRing
 from .summary import SATURATION_OPS, json_number, jsonable, saturation
@@ -164,6 +164,7 @@ class TraceBuilder:
 
     def _on_op(self, e: instrument.OpEvent) -> None:
         kernel = describe_kernel(e.opdef, e.kernel, e.inputs, e.attrs, self.autotune, self._tuning)
+        kernel = on_device(kernel, e.device_time_ns, e.launches)  # a GPU op: its CUDA launches and device time
         phase = "backward" if self._backward_depth else "forward"
         duration = e.end_ns - e.start_ns
         timing = self.timings.setdefault((e.op, phase, kernel["name"]), [0, 0, 0])
@@ -176,10 +177,7 @@ class TraceBuilder:
         if e.pylayer is not None:
             kernel = dict(kernel, name=f"{e.pylayer.__qualname__}.forward")
         if phase == "backward":  # part of a backward rule: listed on its backward step
-            inner = {"op": e.op, "kernel": kernel["name"], "duration_ns": duration}
-            if kernel["tuning"] is not None:  # a tuned grad kernel (conv2d_grad_filter, a transposed matmul)
-                inner["tuning"] = kernel["tuning"]
-            self._inner_ops.append(inner)
+            self._inner_ops.append(backward_rule_op(e.op, kernel, duration))
             return
         self._forward_op(e, kernel)
 

@@ -232,6 +232,8 @@ def _describe_step(s: dict, nodes: dict, gnodes: dict, updates: dict) -> tuple:
     if s["kind"] == "op":
         n = nodes[s["node"]]
         kernel = f"{esc(n['kernel']['name'])} <small>({esc(n['kernel']['reason'])})</small>"
+        if n["kernel"].get("device") == "gpu":
+            kernel += _gpu_launches(n["kernel"])
         if n["kernel"].get("tuning"):
             kernel += _tuning_table(n["kernel"]["tuning"])
         nan = ("mp-nan mp-first" if n["first_nan_inf"] else "mp-nan") if n["nan_inf"] else ""
@@ -336,6 +338,16 @@ def _timings(doc: dict) -> str:
             for t in ops]
     return ("<h3>Kernel time</h3><details><summary>per op, phase and kernel</summary>"
             + _table(["op", "phase", "kernel", "runs", "total µs", "mean µs", "max µs"], rows) + "</details>")
+
+
+def _gpu_launches(k: dict) -> str:
+    """A GPU op's CUDA launches, each "kernel: grid (x,y,z) × block (x,y,z)", and its time on the device."""
+    def dims(d) -> str:
+        return ",".join(_h(v) for v in d)
+    lines = [f"{esc(str(launch['kernel']))}: grid ({dims(launch['grid'])}) × block ({dims(launch['block'])})"
+             for launch in k.get("launches") or ()]
+    lines.append(f"GPU {_us(k.get('device_time_ns'))} µs (CUDA events)")
+    return "".join(f"<br><small>{line}</small>" for line in lines)
 
 
 def _tuning_table(t: dict, open_: bool = False) -> str:

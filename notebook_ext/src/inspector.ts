@@ -1,7 +1,8 @@
 /**
  * The inspector: everything the document knows about the selected (or current) node.
  *
- *   op node       op, layer path, attrs, the kernel that ran and why, its time (for a kernel the
+ *   op node       op, layer path, attrs, the kernel that ran and why, its time (a GPU op: each CUDA
+ *                 launch with its grid and block, and its GPU time from CUDA events; for a kernel the
  *                 autotuner chose: each candidate's measured time, the winner, where it came from); each input and
  *                 output: shape, dtype, summary, histogram, heat map of small values, and the
  *                 gradient the backward pass computed for it, beside the value
@@ -18,7 +19,7 @@
  *   variable      shape, dtype, kind (parameter, data, persistable); in a run its value at the step,
  *                 what was fed and fetched
  */
-import { GradNode, KernelTuning, OpNode, PassDiff, ProgramDoc, ProgramOp, ProgramRun, ProgramVar, SourceRef, State, TensorRec, TensorSummary } from './schema';
+import { GradNode, InnerOp, Kernel, KernelLaunch, KernelTuning, OpNode, PassDiff, ProgramDoc, ProgramOp, ProgramRun, ProgramVar, SourceRef, State, TensorRec, TensorSummary } from './schema';
 import { TraceIndex } from './trace_index';
 import { clip, DiffMarks, programNode, shapeOf, summaryAt, varKind } from './program_graph';
 import { blockPath, declaringBlock, programOpId } from './steps';
@@ -153,6 +154,7 @@ function opInspector(idx: TraceIndex, n: OpNode, out: HTMLElement, step: number)
   const why = n.kernel.tuning ? 'chosen by the autotuner for this shape class' : { only: 'the only kernel for this op and dtype', priority: 'the highest priority of the candidates', preferred: 'chosen by the autotuner or set_preferred_kernel' }[n.kernel.reason] ?? n.kernel.reason;
   if (typeof n.attrs.pylayer !== 'string') row(table, 'why', `${why}; candidates: ${n.kernel.candidates.join(', ')}`);
   row(table, 'time', duration(n.end_ns - n.start_ns));
+  if (n.kernel.device === 'gpu') gpuRows(table, n.kernel);
   if (n.kernel.tuning) row(table, 'autotune', autotuneTable(n.kernel.tuning));
   const { attrs, pylayer } = splitPyLayer(n.attrs);
   if (pylayer) {
@@ -181,6 +183,19 @@ function opInspector(idx: TraceIndex, n: OpNode, out: HTMLElement, step: number)
   const gradsOut = back && back.kind === 'backward_step' ? (ran ? back.grads_out : back.grads_out.map((_, k) => notYet(k))) : undefined;
   n.inputs.forEach((tid, k) => out.appendChild(tensorPair(idx, tid, n.input_states[k], gradsOut ? gradsOut[k] ?? null : undefined, `in ${k}`)));
   n.outputs.forEach((tid, k) => out.appendChild(tensorPair(idx, tid, n.output_states[k], gradsIn ? gradsIn[k] ?? null : undefined, `out ${k}`)));
+}
+
+/** "grid (4,1,1) × block (256,1,1)": a CUDA launch's dimensions, as the kernel sees them in gridDim and blockDim. */
+export function launchText(l: KernelLaunch): string {
+  return `grid (${l.grid.join(',')}) × block (${l.block.join(',')})`;
+}
+
+/** A GPU op's rows: each CUDA kernel it launched with its grid and block, and its time on the device. */
+function gpuRows(table: HTMLElement, k: Kernel): void {
+  const launches = k.launches ?? [];
+  if (!launches.length) row(table, 'launch', '(no kernel launched)');
+  launches.forEach((l, i) => row(table, launches.length > 1 ? `launch ${i + 1}` : 'launch', `${launchText(l)} · ${l.kernel}`));
+  if (k.device_time_ns !== undefined) row(table, 'GPU time', `${duration(k.device_time_ns)} (CUDA events)`);
 }
 
 /** An autotune decision: each candidate with its time (µs) or why it was left out, the winner
@@ -228,7 +243,8 @@ function gradInspector(idx: TraceIndex, g: GradNode, out: HTMLElement, step: num
   const notYet = s !== undefined && s.index > step;
   if (s && s.kind === 'backward_step') {
     row(table, 'runs at', `${stepText(idx, s.index)}${notYet ? ' (not yet: this is still before it)' : ''}`);
-    row(table, 'kernel', s.ops.length ? s.ops.map(o => `${o.op}: ${o.kernel} ${duration(o.duration_ns)}`).join('; ') : '(no ops)');
+    const gpuTime = (o: InnerOp) => (o.device_time_ns === undefined ? '' : ` (GPU ${duration(o.device_time_ns)})`);
+    row(table, 'kernel', s.ops.length ? s.ops.map(o => `${o.op}: ${o.kernel} ${duration(o.duration_ns)}${gpuTime(o)}`).join('; ') : '(no ops)');
     row(table, 'time', duration(s.end_ns - s.start_ns));
     row(table, 'backward pass', `${s.pass} (the ${ordinal(s.pass)} backward() call of this trace)`);
     for (const o of s.ops) if (o.tuning) row(table, `autotune ${o.op}`, autotuneTable(o.tuning));

@@ -88,6 +88,17 @@ export interface AutotuneDecision extends KernelTuning {
   shapes: number[][];
 }
 
+/** CUDA launch dimensions (x, y, z). */
+export type Dim3 = [number, number, number];
+
+/** One CUDA kernel launch of a GPU op (schema 1.3). */
+export interface KernelLaunch {
+  /** the CUDA kernel's name (matmul_tiled_kernel) */
+  kernel: string;
+  grid: Dim3;
+  block: Dim3;
+}
+
 export interface Kernel {
   name: string;
   backend: string;
@@ -96,6 +107,15 @@ export interface Kernel {
   candidates: string[];
   /** absent in older documents; null when the kernel was not chosen by the autotuner */
   tuning?: KernelTuning | null;
+  /** schema 1.3, GPU ops only: the op ran on the GPU (device_time_ns and launches are present) */
+  device?: 'gpu';
+  /** schema 1.3: the time between two CUDA events around the op's kernels */
+  device_time_ns?: number;
+  /** schema 1.3: every CUDA kernel the op launched, in order */
+  launches?: KernelLaunch[];
+  /** schema 1.3: the last launch's grid and block (absent when the op launched no kernel) */
+  grid?: Dim3;
+  block?: Dim3;
 }
 
 export interface OpNode {
@@ -150,6 +170,8 @@ export interface InnerOp {
   duration_ns: number;
   /** present when the autotuner chose this kernel */
   tuning?: KernelTuning;
+  /** schema 1.3, GPU ops only: the op's time on the device (CUDA events) */
+  device_time_ns?: number;
 }
 
 export interface OpStep {

@@ -152,7 +152,7 @@ def test_a_parallel_loop_makes_openmp_threads_sleep_unless_the_user_chose(monkey
 # ---- the tuner picks by measurement, per shape class -------------------------------------------
 def _fake_timings(monkeypatch, parallel_wins_from: int):
     """Replace the stopwatch: the parallel kernel is fastest on arrays of at least `parallel_wins_from`."""
-    def fake(records, arrays, attrs):
+    def fake(records, arrays, attrs, wait=None):
         big = max(a.size for a in arrays) >= parallel_wins_from
         times = {"numpy": 1000, "numba": 1100, "numba_parallel": 300 if big else 4000}
         for r in records:

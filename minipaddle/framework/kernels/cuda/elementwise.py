@@ -27,7 +27,7 @@ from numba import cuda, from_dtype
 
 from ...ops import primitives as P
 from .. import broadcast
-from .launch import THREADS, blocks_for, device_function, flat, float32_variant, max_blocks, specialize
+from .launch import THREADS, blocks_for, device_function, flat, float32_variant, launch, max_blocks, specialize
 
 FLOATS = ("float16", "float32", "float64")
 NUMERIC = FLOATS + ("int32", "int64")
@@ -195,7 +195,7 @@ class CudaElementwiseKernel:
         blocks = blocks_for(n)
         if all(a.shape == shape for a in arrays):
             kernel = self._kernel(_FLAT[(len(arrays), len(scalars))], dtype)
-            kernel[blocks, THREADS](*(flat(a, n) for a in arrays), *scalars, flat_out)
+            launch(kernel, blocks, THREADS, *(flat(a, n) for a in arrays), *scalars, flat_out)
             return out
         strides = [broadcast.broadcast_strides(a.shape, shape) for a in arrays]
         merged, strides = broadcast.coalesce(shape, *strides)
@@ -205,13 +205,13 @@ class CudaElementwiseKernel:
             across = min(math.ceil(cols / THREADS), max_blocks())
             down = min(rows, 65535, max(1, 4 * max_blocks() // across))  # about four waves of blocks
             kernel = self._kernel(_map_xy_broadcast_2d, dtype)
-            kernel[(across, down), THREADS](flat(arrays[0], arrays[0].size), flat(arrays[1], arrays[1].size),
-                                            flat_out, rows, cols, x_row, x_col, y_row, y_col)
+            launch(kernel, (across, down), THREADS, flat(arrays[0], arrays[0].size), flat(arrays[1], arrays[1].size),
+                   flat_out, rows, cols, x_row, x_col, y_row, y_col)
             return out
         kernel = self._kernel(_BROADCAST[len(arrays)], dtype)
         flat_inputs = (flat(a, a.size) for a in arrays)
-        kernel[blocks, THREADS](*flat_inputs, flat_out, len(merged), broadcast.padded(merged, 1),
-                                *(broadcast.padded(s, 0) for s in strides))
+        launch(kernel, blocks, THREADS, *flat_inputs, flat_out, len(merged), broadcast.padded(merged, 1),
+               *(broadcast.padded(s, 0) for s in strides))
         return out
 
     @property

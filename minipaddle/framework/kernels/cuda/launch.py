@@ -1,4 +1,8 @@
-"""What every CUDA kernel module shares: launch sizes, warp shuffles, and building kernels from templates.
+"""What every CUDA kernel module shares: the launch, launch sizes, warp shuffles, and building kernels from templates.
+
+The launch. Every kernel in this folder starts through `launch(kernel, grid, block, *args)`, which is
+`kernel[grid, block](*args)` plus one line for the debugger: while a recorded op runs, the launch
+(kernel, grid, block) is noted in `kernel_launches.launch_log`, and the op's node shows it.
 
 Launch sizes. Kernels loop grid-stride (`for i in range(cuda.grid(1), n, cuda.gridsize(1))`), so any
 grid computes the right answer; `blocks_for(n)` picks enough blocks to fill the GPU (8 per
@@ -32,6 +36,8 @@ if not hasattr(np, "row_stack"):
 import numba  # noqa: E402 - after the numpy fix above
 from numba import cuda  # noqa: E402
 
+from ...kernel_launches import launch_log  # noqa: E402
+
 SIMULATOR = bool(numba.config.ENABLE_CUDASIM)
 # The simulator runs each GPU thread as a Python thread: small blocks, few of them, keep tests quick.
 THREADS = 64 if SIMULATOR else 256
@@ -55,6 +61,20 @@ def max_blocks() -> int:
 def blocks_for(n: int, threads: int = THREADS) -> int:
     """Blocks for a grid-stride loop over n elements: one element per thread, capped at max_blocks()."""
     return max(1, min(math.ceil(n / threads), max_blocks()))
+
+
+def launch(kernel, grid, block, *args) -> None:
+    """Run `kernel` on `grid` blocks of `block` threads: `kernel[grid, block](*args)`.
+
+    While the debugger records an op, the launch is noted for the op's node (kernel name, grid,
+    block); otherwise this costs one attribute read. Example:
+
+        launch(permute_copy, blocks_for(out.size), THREADS, x, out, ndim, shape, strides)
+    """
+    launches = launch_log.launches
+    if launches is not None:
+        launches.append((kernel, grid, block))
+    kernel[grid, block](*args)
 
 
 # ---- warp shuffles -------------------------------------------------------------------------

@@ -45,6 +45,8 @@ if not hasattr(np, "row_stack"):
 
 from numba import config, cuda, float32  # noqa: E402 - after the numpy fix above
 
+from .launch import launch  # noqa: E402
+
 MAX_GRID_Z = 65535  # CUDA's limit on gridDim.z: a larger batch loops (each block handles z, z + 65535, ...)
 
 
@@ -403,7 +405,7 @@ def _transposed(a):
     dst = cuda.device_array((batch, cols, rows), dtype=a.dtype)
     if dst.size:
         grid = (-(-cols // TILE), -(-rows // TILE), min(batch, MAX_GRID_Z))
-        transpose_kernel[grid, (TILE, TILE)](a, dst)
+        launch(transpose_kernel, grid, (TILE, TILE), a, dst)
     return dst
 
 
@@ -425,11 +427,11 @@ def _launch(kernel, grid_xy: tuple, block: tuple, x, y, transpose_x: bool, trans
         # k == 0 needs no special case: every kernel then writes its zero accumulators
         grid = (-(-n // grid_xy[0]), -(-m // grid_xy[1]), min(size, MAX_GRID_Z))
         if reads_flags:
-            kernel[grid, block](a, b, out, a_index, b_index, trans_a, trans_b)
+            launch(kernel, grid, block, a, b, out, a_index, b_index, trans_a, trans_b)
         else:
             a = _transposed(a) if trans_a else a
             b = _transposed(b) if trans_b else b
-            kernel[grid, block](a, b, out, a_index, b_index)
+            launch(kernel, grid, block, a, b, out, a_index, b_index)
     # drop the 1s that a 1-D operand added (a reshape: out is C-contiguous)
     return out.reshape(batch + (() if x.ndim == 1 else (m,)) + (() if y.ndim == 1 else (n,)))
 

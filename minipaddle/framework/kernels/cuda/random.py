@@ -24,7 +24,7 @@ from numba import cuda
 
 from ...creation import generator
 from .elementwise import multiply
-from .launch import THREADS, blocks_for, device_function, specialize
+from .launch import THREADS, blocks_for, device_function, launch, specialize
 
 # Philox4x32 constants (Random123): the round multipliers and the Weyl key increments
 PHILOX_M0 = np.uint64(0xD2511F53)
@@ -187,8 +187,8 @@ def _draw(element, x, s0=0.0, s1=0.0, s2=0.0, s3=0.0, key=None, blocks=None):
         key0, key1 = key or new_key()
         t = np.float32 if x.dtype == np.float16 else np.dtype(x.dtype).type
         kernel = _kernel(element)
-        kernel[blocks or blocks_for(math.ceil(n / 4)), THREADS](x.reshape(n), out.reshape(n), aux.reshape(n),
-                                                                 t(s0), t(s1), t(s2), t(s3), key0, key1)
+        launch(kernel, blocks or blocks_for(math.ceil(n / 4)), THREADS, x.reshape(n), out.reshape(n), aux.reshape(n),
+               t(s0), t(s1), t(s2), t(s3), key0, key1)
     return out, aux
 
 
@@ -200,8 +200,8 @@ def uniform(shape, dtype, low=0.0, high=1.0, key=None, blocks=None):
     if n:
         key0, key1 = key or new_key()
         groups = math.ceil(n / (2 if out.dtype.itemsize == 8 else 4))
-        uniform_fill[blocks or blocks_for(groups), THREADS](out.reshape(n), float(low), float(high) - float(low),
-                                                             key0, key1)
+        launch(uniform_fill, blocks or blocks_for(groups), THREADS, out.reshape(n), float(low),
+               float(high) - float(low), key0, key1)
     return out
 
 
@@ -212,7 +212,7 @@ def normal(shape, dtype, mean=0.0, std=1.0, key=None, blocks=None):
     if n:
         key0, key1 = key or new_key()
         groups = math.ceil(n / (2 if out.dtype.itemsize == 8 else 4))
-        normal_fill[blocks or blocks_for(groups), THREADS](out.reshape(n), float(mean), float(std), key0, key1)
+        launch(normal_fill, blocks or blocks_for(groups), THREADS, out.reshape(n), float(mean), float(std), key0, key1)
     return out
 
 

@@ -29,7 +29,7 @@ from numba import cuda, from_dtype
 
 from ...ops import primitives as P
 from .. import broadcast
-from .launch import THREADS, WARP, blocks_for, device_function, max_blocks, shfl_down, specialize
+from .launch import THREADS, WARP, blocks_for, device_function, launch, max_blocks, shfl_down, specialize
 from .launch import flat as launch_flat
 
 SMALL_ROW = 64  # rows up to this long are reduced by one thread each
@@ -55,8 +55,8 @@ def permute(x, perm: tuple):
         return out
     own = broadcast.contiguous_strides(x.shape)
     merged, (strides,) = broadcast.coalesce(shape, tuple(own[p] for p in perm))
-    permute_copy[blocks_for(out.size), THREADS](x.reshape(x.size), out.reshape(out.size), len(merged),
-                                               broadcast.padded(merged, 1), broadcast.padded(strides, 0))
+    launch(permute_copy, blocks_for(out.size), THREADS, x.reshape(x.size), out.reshape(out.size), len(merged),
+           broadcast.padded(merged, 1), broadcast.padded(strides, 0))
     return out
 
 
@@ -211,16 +211,16 @@ def reduce_rows(reduction: RowReduction, rows2d, out_dtype, count=1.0, center=No
     flat = launch_flat(rows2d, rows * row_len)
     if row_len <= SMALL_ROW:
         kernel = reduction.kernel(_rows_by_thread, acc_dtype)
-        kernel[blocks_for(rows), THREADS](flat, out, rows, row_len, center, count)
+        launch(kernel, blocks_for(rows), THREADS, flat, out, rows, row_len, center, count)
         return out
     chunks = chunks_for(rows, row_len)
     if chunks == 1:
         kernel = reduction.kernel(_rows_by_block, acc_dtype)
-        kernel[smaller(rows, max_blocks()), THREADS](flat, out, rows, row_len, 1, center, count)
+        launch(kernel, smaller(rows, max_blocks()), THREADS, flat, out, rows, row_len, 1, center, count)
         return out
     partial = cuda.device_array(rows * chunks, acc_dtype)
     first = reduction.kernel(_rows_by_block, acc_dtype, final=False)
-    first[smaller(rows * chunks, max_blocks()), THREADS](flat, partial, rows, row_len, chunks, center, count)
+    launch(first, smaller(rows * chunks, max_blocks()), THREADS, flat, partial, rows, row_len, chunks, center, count)
     return reduce_rows(reduction.second_pass(), partial.reshape(rows, chunks), out_dtype, count, center)
 
 
@@ -398,10 +398,10 @@ def _arg(better, x, axis, keepdim, dtype):
     flat = rows2d.reshape(rows * row_len)
     if row_len <= SMALL_ROW:
         kernel = _arg_kernel(_arg_rows_by_thread, better, accumulator(np.dtype(x.dtype)))
-        kernel[blocks_for(rows), THREADS](flat, out, rows, row_len)
+        launch(kernel, blocks_for(rows), THREADS, flat, out, rows, row_len)
     else:
         kernel = _arg_kernel(_arg_rows_by_block, better, accumulator(np.dtype(x.dtype)))
-        kernel[smaller(rows, max_blocks()), THREADS](flat, out, rows, row_len)
+        launch(kernel, smaller(rows, max_blocks()), THREADS, flat, out, rows, row_len)
     if np.dtype(dtype) != np.int64:
         from .elementwise import cast
         out = cast(out, dtype)

@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numba import cuda, from_dtype
 
-from .launch import THREADS, WARP, max_blocks, shfl_down, specialize
+from .launch import THREADS, WARP, launch, max_blocks, shfl_down, specialize
 from .reduction import permute
 
 
@@ -103,7 +103,7 @@ def _run(x, axis: int, log_output: bool):
         threads = min(THREADS, WARP * math.ceil(row_len / WARP))
         blocks = min(rows, max_blocks() * (THREADS // threads))
         kernel = _kernel(log_output, np.dtype(x.dtype))
-        kernel[blocks, threads](moved.reshape(x.size), out.reshape(x.size), rows, row_len)
+        launch(kernel, blocks, threads, moved.reshape(x.size), out.reshape(x.size), rows, row_len)
     if axis != ndim - 1:  # move the axis back where it was
         back = tuple(range(axis)) + (ndim - 1,) + tuple(range(axis, ndim - 1))
         out = permute(out, back)
