@@ -31,8 +31,12 @@ _EMPTY: dict = {}
 _new = object.__new__
 
 
-def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY):
-    """Run `op` on Tensors `inputs`; return a Tensor or a tuple of Tensors."""
+def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY, checked: bool = False):
+    """Run `op` on Tensors `inputs`; return a Tensor or a tuple of Tensors.
+
+    `checked=True`: the caller has seen that infer_meta has nothing to reject (add, subtract, multiply
+    of two Tensors of one shape and dtype; a reduction's gradient broadcast back), so step 2 is skipped.
+    """
     if thread_modes.threads_building:  # some thread builds a Program: is it this one? (thread_modes.py)
         builder = thread_modes.threads_building.get(get_ident())
         if builder is not None:
@@ -48,10 +52,12 @@ def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY):
         arrays = tuple([t._data for t in inputs])
         if DEVICE_ARRAY_TYPES:  # (empty until a GPU is first used)
             check_same_place(op, arrays)
-    metas = op.infer_meta(*arrays, **attrs) if attrs else op.infer_meta(*arrays)
+    metas = None  # checked: made below only where needed, as `metas or op.infer_meta(...)`
+    if not checked:
+        metas = op.infer_meta(*arrays, **attrs) if attrs else op.infer_meta(*arrays)
     first = arrays[op.kernel_input]
     if instrument.subscribers:  # the debugger's one check: with nobody listening the path goes on unchanged
-        return _dispatch_traced(op, inputs, attrs, arrays, metas, backend_of(first))
+        return _dispatch_traced(op, inputs, attrs, arrays, metas or op.infer_meta(*arrays, **attrs), backend_of(first))
     try:  # (free in CPython 3.11+ until something raises)
         if type(first) is np.ndarray:
             # run_kernel(op, arrays, attrs, "cpu", metas), its three steps written out: a call less on
@@ -61,11 +67,11 @@ def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY):
                 fn = kernel_fn(op, KernelKey("cpu", first.dtype))
             result = fn(*arrays, **attrs) if attrs else fn(*arrays)
             if type(result) is not np.ndarray:
-                result = kernel_output(result, metas)
+                result = kernel_output(result, metas or op.infer_meta(*arrays, **attrs))
         else:
-            result = run_kernel(op, arrays, attrs, backend_of(first), metas)
+            result = run_kernel(op, arrays, attrs, backend_of(first), metas or op.infer_meta(*arrays, **attrs))
     except MemoryError as error:  # numpy's bare "Unable to allocate": say what the op's outputs need
-        raise _out_of_memory(op, metas, error) from None
+        raise _out_of_memory(op, metas or op.infer_meta(*arrays, **attrs), error) from None
 
     single = type(result) is not tuple
     if single:
@@ -166,34 +172,44 @@ def _record(op: OpDef, inputs: tuple, attrs: dict, outs: tuple) -> None:
         if edges.count(None) == len(edges):
             return
         metas = tuple([(t._data.shape, t._data.dtype) for t in inputs])
-    if len(outs) == 1:
+    single = len(outs) == 1
+    if single:
         data = outs[0]._data
         out_metas = ((data.shape, data.dtype),)
     else:
         out_metas = tuple([(o._data.shape, o._data.dtype) for o in outs])
     node = GradNode(op, attrs, edges, metas, out_metas)
     if op.save:
-        saved = node.saved
-        for name, (kind, index) in op._save_index.items():
-            if kind == "input":  # keep the tensor and the version of its storage now
-                t = inputs[index]
-                root = t if t._base is None else t._base
-                counter = root._counter
-                if counter is None:
-                    counter = root._counter = VersionCounter()
-                saved[name] = (t, counter, counter.value)
-            else:                # an output: keep its array, not the tensor (that would be a cycle)
-                o = outs[index]
-                counter = o._counter = VersionCounter()
-                saved[name] = SavedOutput(o._data, index, counter)
+        _save_for_backward(op, node.saved, inputs, outs)
+    if single:  # (fresh Tensors: _out_index 0 is the class default, so output 0 needs no write)
+        if data.dtype.kind in DIFFERENTIABLE_KINDS:  # float, complex, bfloat16; integer and bool never
+            out = outs[0]
+            out.stop_gradient = False
+            out._node = node
+        return
     index = 0
-    for o in outs:  # (fresh Tensors: _out_index 0 is the class default, so output 0 skips that write)
-        if o._data.dtype.kind in DIFFERENTIABLE_KINDS:  # float, complex, bfloat16; integer and bool never
+    for o in outs:
+        if o._data.dtype.kind in DIFFERENTIABLE_KINDS:
             o.stop_gradient = False
             o._node = node
-            if index:
-                o._out_index = index
+            o._out_index = index
         index += 1
+
+
+def _save_for_backward(op: OpDef, saved: dict, inputs: tuple, outs: tuple) -> None:
+    """Keep what the op's backward rule reads (`register_op(save=...)`), each with its storage's version."""
+    for name, (kind, index) in op._save_index.items():
+        if kind == "input":  # keep the tensor and the version of its storage now
+            t = inputs[index]
+            root = t if t._base is None else t._base
+            counter = root._counter
+            if counter is None:
+                counter = root._counter = VersionCounter()
+            saved[name] = (t, counter, counter.value)
+        else:                # an output: keep its array, not the tensor (that would be a cycle)
+            o = outs[index]
+            counter = o._counter = VersionCounter()
+            saved[name] = SavedOutput(o._data, index, counter)
 
 
 def __getattr__(name: str):

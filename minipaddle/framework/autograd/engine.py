@@ -120,7 +120,16 @@ def backward(seeds, step, create_graph: bool) -> None:
                     shape, dtype = node.input_metas[i]
                     if g._data.shape != shape or g._data.dtype != dtype:
                         g = _fit_to_input(node, g, shape, dtype)
-                    _accumulate(buffers, heap, edge[0], edge[1], g)
+                    # _accumulate(buffers, heap, *edge, g), written out: this runs once per edge of the graph
+                    target, index = edge
+                    target_grads = buffers.get(target)
+                    if target_grads is None:  # the first gradient to reach `target`: it joins the heap
+                        target_grads = buffers[target] = [None] * len(target.out_metas)
+                        heappush(heap, (-target.seq, target))
+                    if target_grads[index] is None:
+                        target_grads[index] = g
+                    else:
+                        target_grads[index] = _sum_gradients(target_grads[index], g)
                 i += 1
     finally:
         set_grad(prev_mode)
@@ -253,17 +262,20 @@ class TracedPass(BackwardPass):
 # ---- helpers of the loop and the plan ----------------------------------------------------------
 
 def _accumulate(buffers, heap, node, index, g) -> None:
+    """Add gradient `g` for output `index` of `node`; a node's first gradient puts it on the heap."""
     grads = buffers.get(node)
     if grads is None:
         grads = buffers[node] = [None] * len(node.out_metas)
         heappush(heap, (-node.seq, node))
     prev = grads[index]
-    if prev is None:
-        grads[index] = g
-    elif grad_enabled():  # create_graph: the sum must be differentiable too
-        grads[index] = prev + g
-    else:
-        grads[index] = Tensor._wrap(arrays.add(prev._data, g._data))
+    grads[index] = g if prev is None else _sum_gradients(prev, g)
+
+
+def _sum_gradients(prev, g):
+    """Two gradients of one tensor, summed."""
+    if grad_enabled():  # create_graph: the sum must be differentiable too
+        return prev + g
+    return Tensor._wrap(arrays.add(prev._data, g._data))
 
 
 def _run_hooks(node, grads) -> None:

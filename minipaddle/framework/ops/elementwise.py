@@ -22,6 +22,7 @@ from .common import (ALL, BFLOAT16, COMPLEX, FLOATS, NUMERIC, as_tensor, binary_
 from .complex import conj_if_complex as _conj, real_part_meta  # abs of complex64 is float32 (|a + ib|)
 
 _tuple_new = tuple.__new__
+_NO_ATTRS: dict = {}  # (never written to: passed where an op call has no attributes)
 
 
 # ---- declaring ops -------------------------------------------------------------------
@@ -266,21 +267,24 @@ def add(x, y, name=None) -> Tensor:
     """x + y, elementwise, with broadcasting: `paddle.add(x, y)` is `x + y`."""
     if type(x) is not Tensor or type(y) is not Tensor or x._data.dtype != y._data.dtype:
         x, y = binary_operands("add", x, y)  # numbers become tensors, dtypes are promoted
-    return dispatch(ADD, (x, y))
+    # one dtype now; of one shape too, add_meta has nothing to check: dispatch may skip it
+    return dispatch(ADD, (x, y), _NO_ATTRS, x._data.shape == y._data.shape)
 
 
 def subtract(x, y, name=None) -> Tensor:
     """x - y, elementwise, with broadcasting."""
     if type(x) is not Tensor or type(y) is not Tensor or x._data.dtype != y._data.dtype:
         x, y = binary_operands("subtract", x, y)  # numbers become tensors, dtypes are promoted
-    return dispatch(SUBTRACT, (x, y))
+    # one dtype now; of one shape too, subtract_meta has nothing to check: dispatch may skip it
+    return dispatch(SUBTRACT, (x, y), _NO_ATTRS, x._data.shape == y._data.shape)
 
 
 def multiply(x, y, name=None) -> Tensor:
     """x * y, elementwise, with broadcasting."""
     if type(x) is not Tensor or type(y) is not Tensor or x._data.dtype != y._data.dtype:
         x, y = binary_operands("multiply", x, y)  # numbers become tensors, dtypes are promoted
-    return dispatch(MULTIPLY, (x, y))
+    # one dtype now; of one shape too, multiply_meta has nothing to check: dispatch may skip it
+    return dispatch(MULTIPLY, (x, y), _NO_ATTRS, x._data.shape == y._data.shape)
 
 
 def floor_divide(x, y, name=None) -> Tensor:

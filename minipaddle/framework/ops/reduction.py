@@ -49,9 +49,10 @@ def align_reduced(t: Tensor, input_shape: tuple, axes: tuple | None, keepdim: bo
 
 def expand_reduced(dout: Tensor, input_shape: tuple, axes: tuple | None, keepdim: bool) -> Tensor:
     """Bring a reduction's output gradient back to the input's shape."""
-    # input_shape is already checked: dispatch the op directly, without the API's parsing
+    # input_shape is already checked: dispatch the op directly, without the API's parsing, and with
+    # nothing for broadcast_to's infer_meta to reject (checked=True)
     return dispatch(manipulation.BROADCAST_TO, (align_reduced(dout, input_shape, axes, keepdim),),
-                    {"shape": input_shape})
+                    {"shape": input_shape}, True)
 
 
 def reduced_count(shape: tuple, axes: tuple | None) -> int:
