@@ -25,10 +25,14 @@ from .dtype import DIFFERENTIABLE_KINDS
 from .errors import ResourceExhausted, invalid_argument
 from .kernel_launches import DeviceTiming
 from .registry import DEVICE_ARRAY_TYPES, KernelKey, OpDef, backend_of, kernel_fn, kernel_output, run_kernel
-from .thread_modes import modes
+from .thread_modes import modes, threads_building, threads_without_grad
 
 _EMPTY: dict = {}
 _new = object.__new__
+# Bound once, as names of this module: each saves a lookup on every op call. They are the containers
+# themselves, changed in place and never replaced, so these names always see what the modules see.
+_subscribers = instrument.subscribers   # the debugger's listeners
+_ndarray = np.ndarray
 
 
 def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY, checked: bool = False):
@@ -37,8 +41,8 @@ def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY, checked: bool = Fal
     `checked=True`: the caller has seen that infer_meta has nothing to reject (add, subtract, multiply
     of two Tensors of one shape and dtype; a reduction's gradient broadcast back), so step 2 is skipped.
     """
-    if thread_modes.threads_building:  # some thread builds a Program: is it this one? (thread_modes.py)
-        builder = thread_modes.threads_building.get(get_ident())
+    if threads_building:  # some thread builds a Program: is it this one? (thread_modes.py)
+        builder = threads_building.get(get_ident())
         if builder is not None:
             return builder(op, inputs, attrs)
     if len(inputs) == 2:  # unrolled: a list comprehension costs a frame per call
@@ -56,17 +60,17 @@ def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY, checked: bool = Fal
     if not checked:
         metas = op.infer_meta(*arrays, **attrs) if attrs else op.infer_meta(*arrays)
     first = arrays[op.kernel_input]
-    if instrument.subscribers:  # the debugger's one check: with nobody listening the path goes on unchanged
+    if _subscribers:  # the debugger's one check: with nobody listening the path goes on unchanged
         return _dispatch_traced(op, inputs, attrs, arrays, metas or op.infer_meta(*arrays, **attrs), backend_of(first))
     try:  # (free in CPython 3.11+ until something raises)
-        if type(first) is np.ndarray:
+        if type(first) is _ndarray:
             # run_kernel(op, arrays, attrs, "cpu", metas), its three steps written out: a call less on
             # every CPU op. registry.run_kernel stays the definition; this is the same code.
             fn = op._chosen.get(("cpu", first.dtype))  # (a KernelKey is a tuple: the same dict key)
             if fn is None:
                 fn = kernel_fn(op, KernelKey("cpu", first.dtype))
             result = fn(*arrays, **attrs) if attrs else fn(*arrays)
-            if type(result) is not np.ndarray:
+            if type(result) is not _ndarray:
                 result = kernel_output(result, metas or op.infer_meta(*arrays, **attrs))
         else:
             result = run_kernel(op, arrays, attrs, backend_of(first), metas or op.infer_meta(*arrays, **attrs))
@@ -77,15 +81,14 @@ def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY, checked: bool = Fal
     if single:
         out = _new(Tensor)  # Tensor._wrap, inlined: this is every op's path
         out._data = result
-        outs = (out,)
     else:
         outs = tuple([Tensor._wrap(r) for r in result])
 
     if op.backward is not None:  # the inputs first: with none needing grad, the mode is not looked at
         for t in inputs:
             if not t.stop_gradient:
-                if not thread_modes.threads_without_grad or get_ident() not in thread_modes.threads_without_grad:
-                    _record(op, inputs, attrs, outs)  # (nobody in no_grad, or not this thread)
+                if not threads_without_grad or get_ident() not in threads_without_grad:
+                    _record(op, inputs, attrs, (out,) if single else outs)  # (nobody in no_grad, or not this thread)
                 break
     return out if single else outs
 
