@@ -2,7 +2,8 @@
 
     paddle.add(x, y) -> dispatch(ADD, (x, y), {})
       1. static mode (in this thread)? hand the call to the Program builder and stop
-      2. infer_meta: check arguments, compute output shapes/dtypes (errors raise here)
+      2. infer_meta: check arguments, compute output shapes/dtypes (errors raise here); skipped
+         when the caller vouches there is nothing to check (`checked=True`: see dispatch)
       3. run_kernel: pick the kernel for (backend, dtype) -- cached per OpDef -- and run it
          (for CPU arrays its three steps are written out here: see run_kernel's docstring)
       4. wrap the arrays in Tensors
