@@ -48,8 +48,9 @@ def dispatch(op: OpDef, inputs: tuple, attrs: dict = _EMPTY, checked: bool = Fal
             return builder(op, inputs, attrs)
     if len(inputs) == 2:  # unrolled: a list comprehension costs a frame per call
         x, y = inputs
-        arrays = (x._data, y._data)
-        if type(arrays[0]) is not type(arrays[1]):
+        xd, yd = x._data, y._data
+        arrays = (xd, yd)
+        if type(xd) is not type(yd):
             check_same_place(op, arrays)
     elif len(inputs) == 1:
         arrays = (inputs[0]._data,)

@@ -265,25 +265,31 @@ add_kernel("elementwise_pow", "cpu", ("int32", "int64"), _int_pow, name="numpy")
 # the hot path of every model.
 def add(x, y, name=None) -> Tensor:
     """x + y, elementwise, with broadcasting: `paddle.add(x, y)` is `x + y`."""
-    if type(x) is not Tensor or type(y) is not Tensor or x._data.dtype != y._data.dtype:
-        x, y = binary_operands("add", x, y)  # numbers become tensors, dtypes are promoted
-    # one dtype now; of one shape too, add_meta has nothing to check: dispatch may skip it
+    if type(x) is Tensor and type(y) is Tensor:
+        xd, yd = x._data, y._data
+        if xd.dtype == yd.dtype:  # of one shape too, add_meta has nothing to check: dispatch may skip it
+            return dispatch(ADD, (x, y), _NO_ATTRS, xd.shape == yd.shape)
+    x, y = binary_operands("add", x, y)  # numbers become tensors, dtypes are promoted
     return dispatch(ADD, (x, y), _NO_ATTRS, x._data.shape == y._data.shape)
 
 
 def subtract(x, y, name=None) -> Tensor:
     """x - y, elementwise, with broadcasting."""
-    if type(x) is not Tensor or type(y) is not Tensor or x._data.dtype != y._data.dtype:
-        x, y = binary_operands("subtract", x, y)  # numbers become tensors, dtypes are promoted
-    # one dtype now; of one shape too, subtract_meta has nothing to check: dispatch may skip it
+    if type(x) is Tensor and type(y) is Tensor:
+        xd, yd = x._data, y._data
+        if xd.dtype == yd.dtype:  # of one shape too, subtract_meta has nothing to check: dispatch may skip it
+            return dispatch(SUBTRACT, (x, y), _NO_ATTRS, xd.shape == yd.shape)
+    x, y = binary_operands("subtract", x, y)  # numbers become tensors, dtypes are promoted
     return dispatch(SUBTRACT, (x, y), _NO_ATTRS, x._data.shape == y._data.shape)
 
 
 def multiply(x, y, name=None) -> Tensor:
     """x * y, elementwise, with broadcasting."""
-    if type(x) is not Tensor or type(y) is not Tensor or x._data.dtype != y._data.dtype:
-        x, y = binary_operands("multiply", x, y)  # numbers become tensors, dtypes are promoted
-    # one dtype now; of one shape too, multiply_meta has nothing to check: dispatch may skip it
+    if type(x) is Tensor and type(y) is Tensor:
+        xd, yd = x._data, y._data
+        if xd.dtype == yd.dtype:  # of one shape too, multiply_meta has nothing to check: dispatch may skip it
+            return dispatch(MULTIPLY, (x, y), _NO_ATTRS, xd.shape == yd.shape)
+    x, y = binary_operands("multiply", x, y)  # numbers become tensors, dtypes are promoted
     return dispatch(MULTIPLY, (x, y), _NO_ATTRS, x._data.shape == y._data.shape)
 
 
