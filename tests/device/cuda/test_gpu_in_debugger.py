@@ -6,6 +6,9 @@ carry no time, and the device time is the host's.
 """
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import jsonschema
 import numpy as np
 import pytest
@@ -13,6 +16,7 @@ import pytest
 import minipaddle as paddle
 from minipaddle.framework import autotune, gpu, instrument
 from minipaddle.framework.kernel_launches import kernel_name, launch_log
+from minipaddle.framework.kernels.cuda import launch as launch_module
 from minipaddle.framework.kernels.cuda import matmul as matmul_kernels
 from minipaddle.framework.kernels.cuda.launch import THREADS, blocks_for
 from minipaddle.visualizer import dangling_references, load_schema
@@ -77,6 +81,27 @@ def test_every_launch_of_an_op_is_listed_and_grid_block_are_the_last_ones():
     kernel = _node(_validated(rec), "matmul")["kernel"]
     assert [launch["kernel"] for launch in kernel["launches"]] == ["transpose_kernel", "matmul_bankfree_kernel"]
     assert kernel["block"] == kernel["launches"][-1]["block"] == [256, 1, 1]
+
+
+def test_kernels_of_every_module_are_noted_indexing_and_manipulation_too():
+    x, index = _on_gpu(6, 4), paddle.to_tensor(np.array([4, 0, 2]), place="gpu")
+    with paddle.debug.record() as rec:
+        paddle.gather(x, index)
+        paddle.concat([x, x])
+        paddle.cumsum(x, axis=1)
+    nodes = _validated(rec)["graph"]["forward"]["nodes"]
+    assert [n["op"] for n in nodes] == ["gather", "concat", "cumsum"]
+    assert all(n["kernel"]["launches"] and n["kernel"]["grid"] for n in nodes)
+
+
+def test_every_cuda_kernel_starts_through_launch():
+    """A kernel started as `kernel[grid, block](...)` would be missing from its op's node."""
+    for path in sorted(Path(launch_module.__file__).parent.glob("*.py")):
+        if path.name == "launch.py":
+            continue
+        tree = ast.parse(path.read_text())
+        direct = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript)]
+        assert direct == [], f"{path.name}, lines {direct}: start kernels with launch(kernel, grid, block, *args)"
 
 
 def test_a_cpu_op_in_the_same_recording_has_no_device_fields():

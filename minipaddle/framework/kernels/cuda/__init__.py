@@ -6,7 +6,7 @@ is imported the first time a GPU tensor meets an op. Every kernel takes C-contig
 arrays and the op's attributes -- the same signature as the op's CPU kernel -- and returns new
 device arrays.
 
-    launch.py       launch configuration, warp shuffles, the simulator switch
+    launch.py       launch() (every kernel starts there; the debugger notes it), launch sizes, warp shuffles
     elementwise.py  every elementwise op, built from the scalar primitives (ops/primitives.py)
     activation.py   relu, gelu, silu, leaky_relu, clip, ... from the same primitives
     reduction.py    sum, mean, max, min, prod, argmax, argmin, var, std

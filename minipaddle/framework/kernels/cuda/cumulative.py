@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from .launch import THREADS, blocks_for, flat
+from .launch import THREADS, blocks_for, flat, launch
 from .strided import axis_view, copy, reshaped, scalar_of
 
 
@@ -38,6 +38,6 @@ def cumsum(x, axis=None, reverse=False):
     out = cuda.device_array(shape, x.dtype)
     outer, n, inner = axis_view(shape, axis % len(shape))
     if out.size:
-        _cumsum_lines[blocks_for(outer * inner), THREADS](flat(x, x.size), flat(out, out.size), n, inner,
-                                                          bool(reverse), scalar_of(np.dtype(x.dtype), 0))
+        launch(_cumsum_lines, blocks_for(outer * inner), THREADS, flat(x, x.size), flat(out, out.size), n, inner,
+               bool(reverse), scalar_of(np.dtype(x.dtype), 0))
     return out

@@ -25,7 +25,7 @@ from .. import broadcast
 from ...ops.index_parsing import ADVANCED, SEPARATOR, has_advanced, out_of_range
 from ...ops.sorting import along_axis_shapes
 from .elementwise import broadcast_position, broadcast_positions
-from .launch import THREADS, blocks_for, flat
+from .launch import THREADS, blocks_for, flat, launch
 from .strided import add_along, astype, copy, scalar_of, strided_write, take_along, view_or_copy, zeros
 
 
@@ -201,8 +201,8 @@ def getitem(x, advanced, index=()):
     out_shape, table, inner, view = _table_launch(dims, table, at)
     out = cuda.device_array(out_shape, x.dtype)
     if out.size:
-        _pick_with_table[blocks_for(out.size), THREADS](flat(x, x.size), offset, table, inner,
-                                                       flat(out, out.size), *view)
+        launch(_pick_with_table, blocks_for(out.size), THREADS, flat(x, x.size), offset, table, inner,
+               flat(out, out.size), *view)
     return out
 
 
@@ -218,8 +218,8 @@ def getitem_grad(dout, advanced, index=(), shape=()):
         return out
     _, table, inner, view = _table_launch(dims, table, at)
     if dout.size:
-        _add_with_table[blocks_for(dout.size), THREADS](flat(dout, dout.size), offset, table, inner,
-                                                       flat(out, out.size), *view)
+        launch(_add_with_table, blocks_for(dout.size), THREADS, flat(dout, dout.size), offset, table, inner,
+               flat(out, out.size), *view)
     return out
 
 
@@ -246,8 +246,8 @@ def gather_nd(x, index):
     k, strides, inner = _nd_launch(x_shape, index)
     out = cuda.device_array(index_shape[:-1] + x_shape[k:], x.dtype)
     if out.size:
-        _gather_nd[blocks_for(out.size), THREADS](flat(x, x.size), flat(index, index.size), flat(out, out.size),
-                                                 k, strides, inner)
+        launch(_gather_nd, blocks_for(out.size), THREADS, flat(x, x.size), flat(index, index.size), flat(out, out.size),
+               k, strides, inner)
     return out
 
 
@@ -258,8 +258,8 @@ def gather_nd_grad(dout, index, shape=()):
     k, strides, inner = _nd_launch(shape, index)
     out = zeros(shape, dout.dtype)
     if dout.size:
-        _gather_nd_add[blocks_for(dout.size), THREADS](flat(dout, dout.size), flat(index, index.size),
-                                                      flat(out, out.size), k, strides, inner)
+        launch(_gather_nd_add, blocks_for(dout.size), THREADS, flat(dout, dout.size), flat(index, index.size),
+               flat(out, out.size), k, strides, inner)
     return out
 
 
@@ -272,13 +272,13 @@ def scatter(x, index, updates, overwrite=True):
     if not updates.size:
         return out
     inner = int(np.prod(tuple(x.shape)[1:], dtype=np.int64))
-    launch = blocks_for(updates.size), THREADS
+    blocks = blocks_for(updates.size)
     rows = flat(index, index.size)
     if overwrite:
-        _put_rows[launch](flat(updates, updates.size), rows, flat(out, out.size), inner)
+        launch(_put_rows, blocks, THREADS, flat(updates, updates.size), rows, flat(out, out.size), inner)
         return out
-    _put_rows[launch](flat(zeros(tuple(updates.shape), updates.dtype), updates.size), rows, flat(out, out.size),
-                      inner)
+    launch(_put_rows, blocks, THREADS, flat(zeros(tuple(updates.shape), updates.dtype), updates.size), rows,
+           flat(out, out.size), inner)
     if np.dtype(out.dtype) == np.float16:  # no float16 atomics: add in float32
         return astype(_scatter_add(astype(out, np.float32), rows, astype(updates, np.float32)), np.float16)
     return _scatter_add(out, rows, updates)
@@ -287,8 +287,8 @@ def scatter(x, index, updates, overwrite=True):
 def _scatter_add(out, rows, updates):
     from .strided import _add_along
     inner = out.size // out.shape[0]
-    _add_along[blocks_for(updates.size), THREADS](flat(updates, updates.size), rows, flat(out, out.size),
-                                                  out.shape[0], rows.size, inner)
+    launch(_add_along, blocks_for(updates.size), THREADS, flat(updates, updates.size), rows, flat(out, out.size),
+           out.shape[0], rows.size, inner)
     return out
 
 
@@ -314,9 +314,9 @@ def take_along_axis(arr, indices, axis=0, broadcast=True):
         _, idx_shape = along_axis_shapes("take_along_axis", arr_shape, idx_shape, axis, True)
     out = cuda.device_array(idx_shape, arr.dtype)
     if out.size:
-        launch = _along_launch(arr_shape, tuple(indices.shape), idx_shape, axis)
-        _along_axis[blocks_for(out.size), THREADS](flat(arr, arr.size), flat(indices, indices.size),
-                                                  flat(out, out.size), *launch)
+        walk = _along_launch(arr_shape, tuple(indices.shape), idx_shape, axis)
+        launch(_along_axis, blocks_for(out.size), THREADS, flat(arr, arr.size), flat(indices, indices.size),
+               flat(out, out.size), *walk)
     return out
 
 
@@ -327,9 +327,9 @@ def take_along_axis_grad(dout, indices, axis=0, broadcast=True, shape=()):
         return astype(take_along_axis_grad(astype(dout, np.float32), indices, axis, broadcast, shape), np.float16)
     out = zeros(shape, dout.dtype)
     if dout.size:
-        launch = _along_launch(shape, tuple(indices.shape), tuple(dout.shape), axis)
-        _along_axis_add[blocks_for(dout.size), THREADS](flat(dout, dout.size), flat(indices, indices.size),
-                                                       flat(out, out.size), *launch)
+        walk = _along_launch(shape, tuple(indices.shape), tuple(dout.shape), axis)
+        launch(_along_axis_add, blocks_for(dout.size), THREADS, flat(dout, dout.size), flat(indices, indices.size),
+               flat(out, out.size), *walk)
     return out
 
 
@@ -338,7 +338,7 @@ def one_hot(x, num_classes=1):
     """float32 rows of length num_classes with a 1 at each label."""
     out = zeros(tuple(x.shape) + (num_classes,), np.float32)
     if x.size:
-        _one_hot[blocks_for(x.size), THREADS](flat(x, x.size), flat(out, out.size), num_classes)
+        launch(_one_hot, blocks_for(x.size), THREADS, flat(x, x.size), flat(out, out.size), num_classes)
     return out
 
 
@@ -347,8 +347,8 @@ def embedding(x, weight, padding_idx=-1):
     dim = weight.shape[1]
     out = cuda.device_array(tuple(x.shape) + (dim,), weight.dtype)
     if out.size:
-        _embedding[blocks_for(out.size), THREADS](flat(x, x.size), flat(weight, weight.size), flat(out, out.size),
-                                                 dim, padding_idx, scalar_of(weight.dtype, 0))
+        launch(_embedding, blocks_for(out.size), THREADS, flat(x, x.size), flat(weight, weight.size),
+               flat(out, out.size), dim, padding_idx, scalar_of(weight.dtype, 0))
     return out
 
 
@@ -359,6 +359,6 @@ def embedding_grad(dout, x, num_embeddings=0, padding_idx=-1):
         return astype(embedding_grad(astype(dout, np.float32), x, num_embeddings, padding_idx), np.float16)
     out = zeros((num_embeddings, dim), dout.dtype)
     if dout.size:
-        _embedding_add[blocks_for(dout.size), THREADS](flat(dout, dout.size), flat(x, x.size), flat(out, out.size),
-                                                      dim, padding_idx)
+        launch(_embedding_add, blocks_for(dout.size), THREADS, flat(dout, dout.size), flat(x, x.size),
+               flat(out, out.size), dim, padding_idx)
     return out

@@ -11,7 +11,7 @@ from numba import cuda
 
 from .. import broadcast
 from .elementwise import assign
-from .launch import THREADS, blocks_for, flat
+from .launch import THREADS, blocks_for, flat, launch
 from .reduction import permute, permute_copy
 
 
@@ -28,8 +28,8 @@ def broadcast_to(x, shape=()):
     if out.size == 0:
         return out
     merged, (strides,) = broadcast.coalesce(target, broadcast.broadcast_strides(tuple(x.shape), target))
-    permute_copy[blocks_for(out.size), THREADS](flat(x, x.size), flat(out, out.size), len(merged),
-                                               broadcast.padded(merged, 1), broadcast.padded(strides, 0))
+    launch(permute_copy, blocks_for(out.size), THREADS, flat(x, x.size), flat(out, out.size), len(merged),
+           broadcast.padded(merged, 1), broadcast.padded(strides, 0))
     return out
 
 

@@ -32,7 +32,7 @@ from ...ops import joining as J
 from ...ops import manipulation as M
 from ...ops.common import normalize_axis
 from .elementwise import broadcast_position
-from .launch import THREADS, blocks_for, flat
+from .launch import THREADS, blocks_for, flat, launch
 
 
 # ---- the kernels -------------------------------------------------------------------------------
@@ -87,7 +87,7 @@ def strided_copy(x, offset: int, shape: tuple, strides: tuple):
     n = out.size
     if n:
         ndim, dims, steps = _launch_view(shape, strides)
-        _strided_copy[blocks_for(n), THREADS](flat(x, x.size), offset, flat(out, n), ndim, dims, steps)
+        launch(_strided_copy, blocks_for(n), THREADS, flat(x, x.size), offset, flat(out, n), ndim, dims, steps)
     return out
 
 
@@ -96,7 +96,7 @@ def strided_write(x, out, offset: int, strides: tuple) -> None:
     n = x.size
     if n:
         ndim, dims, steps = _launch_view(tuple(x.shape), strides)
-        _strided_write[blocks_for(n), THREADS](flat(x, n), flat(out, out.size), offset, ndim, dims, steps)
+        launch(_strided_write, blocks_for(n), THREADS, flat(x, n), flat(out, out.size), offset, ndim, dims, steps)
 
 
 def copy(x):
@@ -108,7 +108,7 @@ def full(shape: tuple, value, dtype):
     """A new device array of `shape` filled with `value`."""
     out = cuda.device_array(tuple(shape), dtype)
     if out.size:
-        _fill[blocks_for(out.size), THREADS](flat(out, out.size), scalar_of(dtype, value))
+        launch(_fill, blocks_for(out.size), THREADS, flat(out, out.size), scalar_of(dtype, value))
     return out
 
 
@@ -169,8 +169,8 @@ def take_along(x, index, axis: int, index_shape: tuple):
     k = index.size
     out = cuda.device_array(shape[:axis] + tuple(index_shape) + shape[axis + 1:], x.dtype)
     if out.size:
-        _take_along[blocks_for(out.size), THREADS](flat(x, x.size), flat(index, k), flat(out, out.size),
-                                                   n, k, inner)
+        launch(_take_along, blocks_for(out.size), THREADS, flat(x, x.size), flat(index, k), flat(out, out.size),
+               n, k, inner)
     return out
 
 
@@ -186,8 +186,8 @@ def add_along(dout, index, axis: int, shape: tuple):
     _, n, inner = axis_view(shape, axis)
     k = index.size
     if dout.size:
-        _add_along[blocks_for(dout.size), THREADS](flat(dout, dout.size), flat(index, k), flat(out, out.size),
-                                                   n, k, inner)
+        launch(_add_along, blocks_for(dout.size), THREADS, flat(dout, dout.size), flat(index, k), flat(out, out.size),
+               n, k, inner)
     return out
 
 
