@@ -42,6 +42,35 @@ if "NUMBA_ENABLE_CUDASIM" in os.environ and os.environ["NUMBA_ENABLE_CUDASIM"] n
     # second on 2 cores. Switching threads more often makes the folder ~40x faster.
     sys.setswitchinterval(1e-5)
 
+    def _thread_safe_shared_arrays() -> None:
+        """The simulator allocates a block's shared array when the first thread reaches the line,
+        unlocked: with threads switching this often, two threads may each allocate one and compute
+        on different tiles. The same allocation (keyed by the calling line, as numba's), under a lock."""
+        import threading
+
+        import numpy as np
+        from numba.core import types
+        from numba.cuda.simulator import kernelapi
+        from numba.np import numpy_support
+        dynamic = kernelapi.FakeCUDAShared.array
+        lock = threading.Lock()
+
+        def array(self, shape, dtype):
+            if shape == 0:  # dynamic shared memory: one buffer, no allocation to race on
+                return dynamic(self, shape, dtype)
+            if isinstance(dtype, types.Type):
+                dtype = numpy_support.as_dtype(dtype)
+            frame = sys._getframe(1)
+            caller = (frame.f_code.co_filename, frame.f_lineno)
+            with lock:
+                res = self._allocations.get(caller)
+                if res is None:
+                    res = self._allocations[caller] = np.empty(shape, dtype)
+            return res
+        kernelapi.FakeCUDAShared.array = array
+
+    _thread_safe_shared_arrays()
+
 
 def _why_not_runnable() -> str | None:
     import numba
