@@ -319,12 +319,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=3, help="untimed calls first (compile, clocks up)")
     parser.add_argument("--tiny-calls", type=int, default=2000, help="adds of 16 floats timed for the overhead")
     args = parser.parse_args(argv)
-    try:
-        from numba import cuda
-        available = cuda.is_available()
-    except Exception:  # noqa: BLE001 - no numba.cuda, no driver: nothing to measure
-        available = False
-    if not available:
+    from minipaddle.framework import gpu
+    if not gpu.available():  # no numba.cuda, no driver, no device: nothing to measure
         print("gpu_kernels_bench: no CUDA GPU here (set NUMBA_ENABLE_CUDASIM=1 to run the kernels under "
               "numba's simulator); nothing measured.")
         return 0

@@ -153,12 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=10, help="timed calls per kernel (median shown)")
     parser.add_argument("--warmup", type=int, default=2, help="untimed calls first (compile, clocks up)")
     args = parser.parse_args(argv)
-    try:
-        from numba import cuda
-        available = cuda.is_available()
-    except Exception:  # noqa: BLE001 - no numba.cuda, no driver: nothing to measure
-        available = False
-    if not available:
+    from minipaddle.framework import gpu
+    if not gpu.available():  # no numba.cuda, no driver, no device: nothing to measure
         print("gpu_matmul_bench: no CUDA GPU here (set NUMBA_ENABLE_CUDASIM=1 to check the kernels "
               "under numba's simulator); nothing measured.")
         return 0

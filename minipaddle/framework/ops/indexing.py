@@ -20,7 +20,8 @@ from ..dispatch import dispatch
 from ..errors import invalid_argument, precondition_not_met
 from ..registry import MetaTensor, add_kernel, register_op
 from ..tensor import Tensor
-from .common import ALL, INTS, NUMERIC, as_tensor, broadcast_shape, normalize_axis, require_dtype
+from .common import (ALL, INTS, NUMERIC, as_tensor, broadcast_shape, follow_place, normalize_axis,
+                     require_dtype)
 from .index_parsing import (ADVANCED, IndexOutOfRange, check_index_values, has_advanced,  # noqa: F401
                             indexed_shape, normalize_index, numpy_index, out_of_range)
 from .manipulation import view_of
@@ -90,15 +91,7 @@ def getitem(x, index) -> Tensor:
     if type(index) is not int and is_dynamic_index(index):  # a Variable in the index: a static Program
         return getitem_dynamic(x, index)
     items, advanced = normalize_index(tuple(x.shape), index)
-    return _getitem(x, _on_place_of(x, advanced), items)
-
-
-def _on_place_of(x: Tensor, advanced: Tensor) -> Tensor:
-    """The index rows on x's device: normalize_index builds them on the host."""
-    from .. import gpu
-    if not gpu.is_device_array(x._data):  # (a numpy array, or a Variable's placeholder in static mode)
-        return advanced
-    return Tensor._wrap(gpu.to_device(advanced._data))
+    return _getitem(x, follow_place(advanced, x), items)  # the index rows go where x lives
 
 
 # ---- setitem: x[index] = value, through the index_put op -------------------------------------
