@@ -27,7 +27,7 @@ GOLDEN_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "goldens")
 # The case files, one per theme; each golden file is named after its theme.
 THEMES = ("promotion", "autograd", "static", "losses", "indexing", "vision", "api", "tensor_ops",
           "models", "optim", "nn_utils", "saving", "nn_extra", "datasets", "transforms",
-          "pylayer", "transformer", "dtypes")
+          "pylayer", "transformer", "dtypes", "functional", "linalg", "fft", "distribution", "sparse")
 
 # The builtin class an error is reported as: Paddle's InvalidType is a TypeError, minipaddle's
 # InvalidArgument a ValueError, ... Cases compare these, never the message.

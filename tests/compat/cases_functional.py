@@ -1,0 +1,4 @@
+"""Golden cases: functional (issue: scientific computing)."""
+from __future__ import annotations
+
+from .harness import case, outcome  # noqa: F401
