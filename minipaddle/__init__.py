@@ -75,14 +75,17 @@ from .framework.parameter import ParamAttr, create_parameter  # noqa: F401,E402
 # Submodules and names that pull in more code load on first use, so `import minipaddle` stays quick.
 _LAZY_MODULES = ("nn", "optimizer", "io", "vision", "metric", "hapi", "regularizer", "datasets", "debug",
                  "visualizer", "notebook", "callbacks", "static", "profiler", "incubate", "amp", "jit", "tensor",
-                 "device", "distributed", "utils", "hub", "inference", "text", "autograd")
+                 "device", "distributed", "utils", "hub", "inference", "text", "autograd", "linalg", "fft",
+                 "distribution", "sparse")
 _LAZY_NAMES = {"Model": ("hapi", "Model"), "summary": ("hapi", "summary"),
                "save": ("framework.io", "save"), "load": ("framework.io", "load"),
                "flops": ("hapi.flops", "flops"), "DataParallel": ("distributed", "DataParallel"),
                "is_compiled_with_cuda": ("device", "is_compiled_with_cuda"),
                "enable_static": ("static", "enable_static"), "disable_static": ("static", "disable_static"),
                "in_dynamic_mode": ("static", "in_dynamic_mode"),
-               "set_flags": ("framework.flags", "set_flags"), "get_flags": ("framework.flags", "get_flags")}
+               "set_flags": ("framework.flags", "set_flags"), "get_flags": ("framework.flags", "get_flags"),
+               "einsum": ("tensor.einsum", "einsum"), "inverse": ("linalg", "inv"), "cross": ("linalg", "cross"),
+               "cholesky": ("linalg", "cholesky")}
 
 
 def __getattr__(name: str):

@@ -17,6 +17,8 @@
 Ops of `paddle.nn.functional` (not in the top-level namespace): nn_ops (linear, dropout, embedding,
 ...), norm, conv, conv3d, pooling, pooling3d, loss, ctc (warpctc), patches (unfold, fold, pixel_shuffle),
 sampling (affine_grid, grid_sample), viterbi (paddle.text's viterbi_decode).
+Ops of `paddle.linalg` and `paddle.fft` (their public functions live in minipaddle/linalg.py and
+minipaddle/fft.py): matrix (inv, det, solve, cholesky, qr, svd, eig, ...), fft.
 
 `describe("matmul")` shows a learner everything about one op.
 """
@@ -26,8 +28,8 @@ import inspect
 
 from ..registry import OPS, get_op
 from . import (activation, building, compare, complex, conv, conv3d, counting, ctc, cumulative, device,  # noqa: F401
-               elementwise, indexing, linalg, loss, manipulation, nn_ops, norm, patches, pooling, pooling3d,
-               reduction, sampling, softmax, sorting, viterbi)
+               elementwise, fft, indexing, linalg, loss, manipulation, matrix, nn_ops, norm, patches, pooling,
+               pooling3d, reduction, sampling, softmax, sorting, viterbi)
 from .bfloat16 import register_bfloat16_kernels
 
 FAMILIES = (elementwise, activation, compare, reduction, softmax, manipulation, indexing, linalg, sorting,

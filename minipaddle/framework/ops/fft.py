@@ -1,0 +1,2 @@
+"""Discrete Fourier transforms (paddle.fft)."""
+from __future__ import annotations

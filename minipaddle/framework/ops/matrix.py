@@ -1,0 +1,2 @@
+"""Linear-algebra ops beyond matmul: inverse, determinants, solves, decompositions (paddle.linalg)."""
+from __future__ import annotations
