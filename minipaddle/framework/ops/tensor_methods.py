@@ -5,6 +5,7 @@ file shows every operator's meaning at a glance.
 """
 from __future__ import annotations
 
+from ..errors import unimplemented
 from ..tensor import Tensor
 from . import FAMILIES
 from . import elementwise as E
@@ -62,6 +63,41 @@ def clone(self) -> Tensor:
     return E.assign(self)
 
 
+# ---- dense -> sparse ---------------------------------------------------------------------------
+# paddle.sparse sits above the core, so the core cannot build a sparse tensor itself: minipaddle/sparse
+# fills this table when imported, and `load_sparse` (set by minipaddle/__init__.py) imports it on first use.
+SPARSE_CONVERSIONS: dict = {}
+load_sparse = None
+
+
+def _sparse_conversion(name: str):
+    if name not in SPARSE_CONVERSIONS and load_sparse is not None:
+        load_sparse()
+    if name not in SPARSE_CONVERSIONS:
+        raise unimplemented(f"Tensor.{name}", "paddle.sparse is not loaded.",
+                            hint="import minipaddle.sparse (or touch paddle.sparse) first.")
+    return SPARSE_CONVERSIONS[name]
+
+
+def to_sparse_coo(self, sparse_dim: int):
+    """This dense tensor as a paddle.sparse COO tensor whose first `sparse_dim` dims are sparse."""
+    return _sparse_conversion("to_sparse_coo")(self, sparse_dim)
+
+
+def to_sparse_csr(self):
+    """This dense 2-D or 3-D tensor as a paddle.sparse CSR tensor."""
+    return _sparse_conversion("to_sparse_csr")(self)
+
+
+def is_sparse(self) -> bool:
+    """False: a Tensor is dense (paddle.sparse's tensors answer True)."""
+    return False
+
+
+def is_dense(self) -> bool:
+    return True
+
+
 def _install() -> None:
     methods = {}
     for module in FAMILIES:
@@ -77,6 +113,10 @@ def _install() -> None:
     Tensor.zero_ = zero_
     Tensor.fill_ = fill_
     Tensor.clone = clone
+    Tensor.to_sparse_coo = to_sparse_coo
+    Tensor.to_sparse_csr = to_sparse_csr
+    Tensor.is_sparse = Tensor.is_sparse_coo = Tensor.is_sparse_csr = is_sparse
+    Tensor.is_dense = is_dense
 
     Tensor.__add__ = E.add
     Tensor.__radd__ = _reflected(E.add)
