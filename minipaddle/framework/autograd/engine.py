@@ -129,7 +129,7 @@ def backward(seeds, step, create_graph: bool) -> None:
                     if target_grads[index] is None:
                         target_grads[index] = g
                     else:
-                        target_grads[index] = _sum_gradients(target_grads[index], g)
+                        target_grads[index] = _sum_gradients(target_grads[index], g, create_graph)
                 i += 1
     finally:
         set_grad(prev_mode)
@@ -165,7 +165,8 @@ class BackwardPass:
                 if g is None and node.materialize_grads:  # an output nobody used: its gradient is zero
                     shape, dtype = node.out_metas[i]
                     grads[i] = Tensor._wrap(arrays.full(shape, 0, dtype, like=given))
-        node.unpack()
+        if node.saved or node.op.attrs:  # (unpack has nothing to lay out for add, subtract, ...)
+            node.unpack()
         try:
             input_grads = node.op.backward(node, *grads)  # the rule; the node is its ctx (context.py)
         except BaseException:
@@ -268,14 +269,17 @@ def _accumulate(buffers, heap, node, index, g) -> None:
         grads = buffers[node] = [None] * len(node.out_metas)
         heappush(heap, (-node.seq, node))
     prev = grads[index]
-    grads[index] = g if prev is None else _sum_gradients(prev, g)
+    grads[index] = g if prev is None else _sum_gradients(prev, g, grad_enabled())
 
 
-def _sum_gradients(prev, g):
+def _sum_gradients(prev, g, create_graph: bool):
     """Two gradients of one tensor, summed."""
-    if grad_enabled():  # create_graph: the sum must be differentiable too
+    if create_graph:  # the sum must be differentiable too
         return prev + g
-    return Tensor._wrap(arrays.add(prev._data, g._data))
+    a = prev._data
+    if type(a) is np.ndarray:  # arrays.add's CPU case, without its call
+        return Tensor._wrap(a + g._data)
+    return Tensor._wrap(arrays.add(a, g._data))
 
 
 def _run_hooks(node, grads) -> None:
