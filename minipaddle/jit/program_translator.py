@@ -27,10 +27,15 @@ from ..framework import instrument
 from ..framework.dtype import convert_dtype
 from ..framework.errors import Unimplemented, invalid_argument, precondition_not_met
 from ..framework.static import builder
+from ..framework.static.passes import BuildStrategy
 from ..framework.static.program import Program
 from ..framework.tensor import Tensor
+from ..framework.thread_modes import modes
 from . import error as jst_error
 from .convert_call_func import convert_callable, converted
+from .partial_program import CannotBuild, build_partial_program
+from .run_program import run_program
+from .run_program_op import run_partial_program
 
 __all__ = ["StaticFunction", "ConcreteProgram", "ProgramTranslator", "to_static", "not_to_static",
            "enable_to_static", "declarative", "convert_callable"]
@@ -71,6 +76,8 @@ class ConcreteProgram:
         bound = {p.name: p for p in parameters}
         bound.update(self.buffers)
         self._run_args = ([v.name for v in inputs], [v.name for v in outputs], bound)
+        self._bound = list(bound.values())   # the run_program op's inputs after the feeds
+        self._partials: dict = {}  # inputs' needs-grad flags -> PartialProgram (None: run op by op)
 
     def __repr__(self) -> str:
         return (f"ConcreteProgram(inputs={[v.name for v in self.inputs]}, "
@@ -160,6 +167,9 @@ class StaticFunction:
             function, instance = function.__func__, function.__self__
         if not isinstance(function, types.FunctionType):
             raise invalid_argument("to_static", f"expected a function, method or Layer, got {type(function).__name__}.")
+        if build_strategy is not None and not isinstance(build_strategy, BuildStrategy):
+            raise invalid_argument("to_static", f"build_strategy must be a paddle.static.BuildStrategy, got "
+                                                f"{type(build_strategy).__name__}.")
         if input_spec is not None and not isinstance(input_spec, (list, tuple)):
             raise invalid_argument("to_static", f"input_spec must be a list of InputSpec, got "
                                                 f"{type(input_spec).__name__}.")
@@ -328,16 +338,45 @@ class StaticFunction:
 
     # ---- running ---------------------------------------------------------------------------
     def _run(self, concrete: ConcreteProgram, leaves: list):
-        from .run_program import run_program
         inputs = [v for v in leaves if isinstance(v, Tensor)]
-        feed_names, fetch_names, params = concrete._run_args
         try:
-            outs = run_program(concrete.main_program, feed_names, inputs, fetch_names, params)
+            partial = self._partial(concrete, inputs) if modes.grad_enabled else None
+            if partial is not None:  # training: forward and backward Programs as one run_program op
+                outs = run_partial_program(partial, inputs + concrete._bound)
+            else:                    # no gradient wanted (the Executor), or op by op through dispatch
+                feed_names, fetch_names, params = concrete._run_args
+                outs = run_program(concrete.main_program, feed_names, inputs, fetch_names, params)
         except Exception as e:
             raise jst_error.remap(e) from None
         out_spec, placed = concrete._out_spec
         results = iter(outs)
         return _unflatten(out_spec, iter([next(results) if p is _FETCH else p for p in placed]))
+
+    def _partial(self, concrete: ConcreteProgram, inputs: list):
+        """The PartialProgram for these inputs' needs-grad flags (built once); None where nothing needs
+        a gradient, the strategy asks for op by op, or the backward cannot be built (then warned once)."""
+        strategy = self._build_strategy
+        if strategy is not None and strategy.to_static_op_by_op:
+            return None
+        flags = tuple([not t.stop_gradient for t in inputs] + [not t.stop_gradient for t in concrete._bound])
+        cache = concrete._partials
+        if flags in cache:
+            return cache[flags]
+        if not any(flags):
+            cache[flags] = None
+            return None
+        feed_names, fetch_names, params = concrete._run_args
+        names = list(feed_names) + list(params)
+        try:
+            _check_trainable(concrete.main_program, names[len(feed_names):], flags[len(feed_names):])
+            partial = build_partial_program(concrete.main_program, feed_names, fetch_names, names, flags,
+                                            strategy, self.__qualname__)
+        except CannotBuild as e:
+            warnings.warn(f"to_static: {self.__qualname__} runs its Program op by op through eager dispatch "
+                          f"(slower): {e}.", stacklevel=4)
+            partial = None
+        cache[flags] = partial
+        return partial
 
     # ---- Paddle's inspection API ---------------------------------------------------------------
     @property
@@ -376,6 +415,15 @@ class StaticFunction:
 
     def __repr__(self) -> str:
         return f"<StaticFunction {self.__qualname__}, {len(self.program_cache)} program(s)>"
+
+
+def _check_trainable(program: Program, names: list, flags: tuple) -> None:
+    """A parameter's stop_gradient must be what it was when the Program was built (its grad ops depend on it)."""
+    gb = program.global_block()
+    for name, flag in zip(names, flags):
+        var = gb.vars.get(name)
+        if var is not None and var.stop_gradient == flag and var._data.dtype.kind in "fcV":
+            raise CannotBuild(f"the stop_gradient of {name!r} changed since the program was built")
 
 
 # ---- the public entry points ------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from ..framework.static import (Block, Executor, Operator, Program, Scope, Varia
                                 in_static_mode, load, load_inference_model, load_program_state, program_guard,
                                 save, save_inference_model, scope_guard, set_program_state)
 from ..framework.static import passes  # noqa: F401
+from ..framework.static.passes import BuildStrategy
 from ..jit.input_spec import InputSpec
 from . import nn
 
@@ -32,7 +33,7 @@ __all__ = ["Program", "Block", "Operator", "Variable", "program_guard", "default
            "in_dynamic_mode", "in_static_mode", "append_backward", "gradients", "Executor", "Scope",
            "global_scope", "scope_guard", "save_inference_model", "load_inference_model", "save", "load",
            "load_program_state", "set_program_state", "nn", "passes", "cpu_places", "name_scope", "device_guard",
-           "InputSpec"]
+           "InputSpec", "BuildStrategy"]
 
 
 def cpu_places(device_count: int | None = None) -> list:

@@ -51,13 +51,16 @@ class BuildStrategy:
     fuse_elementwise_ops (Paddle: fuse_elewise_add_act_ops), enable_inplace / memory_optimize
     (either one turns buffer_reuse on), remove_unused_ops (dead-code elimination),
     constant_folding, eliminate_common_subexpressions, algebraic_simplification; batch_size is the
-    size buffer_reuse counts a -1 dim as.
+    size buffer_reuse counts a -1 dim as. to_static_op_by_op (minipaddle's): a `paddle.jit.to_static`
+    function given this strategy runs its Program op by op through eager dispatch instead of as one
+    `run_program` op (no passes then; double grad works through it).
     """
 
     def __init__(self, fuse_elementwise_ops: bool = True, enable_inplace: bool = True, memory_optimize: bool = True,
                  remove_unused_ops: bool = True, constant_folding: bool = True,
                  eliminate_common_subexpressions: bool = True, algebraic_simplification: bool = True,
-                 batch_size: int = 1) -> None:
+                 batch_size: int = 1, to_static_op_by_op: bool = False) -> None:
+        self.to_static_op_by_op = to_static_op_by_op
         self.fuse_elementwise_ops = fuse_elementwise_ops
         self.enable_inplace = enable_inplace
         self.memory_optimize = memory_optimize
