@@ -8,7 +8,7 @@
 - `jit_assert(cond, message=..., where=...)`: `assert` on a Variable, checked every time the Program
   runs (Paddle's Assert op); `where` is the user's file:line.
 
-Both are registered when the jit package loads, so saved programs holding them load too.
+All three are registered when the jit package loads, so saved programs holding them load too.
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import numpy as np
 
 from ..framework.ops.common import unary_meta
 from ..framework.registry import MetaTensor, add_kernel, register_op
+from ..framework.static.static_ops import SIDE_EFFECT_OPS
 
 __all__ = ["STOP_GRADIENT", "PRINT", "ASSERT"]
 
@@ -71,3 +72,7 @@ ASSERT = register_op("jit_assert", inputs=("cond",), infer_meta=_assert_meta, ba
                      attrs={"message": (str, ""), "where": (str, "")},
                      doc="assert in converted code: raises AssertionError when the program runs and cond is false.")
 add_kernel("jit_assert", "cpu", _DTYPES, _assert_kernel, name="numpy")
+
+# Nobody reads what print and assert return: without this, dead-code elimination (which runs on a
+# training converted program) would remove them.
+SIDE_EFFECT_OPS.update(("jit_print", "jit_assert"))

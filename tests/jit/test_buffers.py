@@ -47,17 +47,18 @@ def _stats(net) -> list[np.ndarray]:
 
 
 def test_converted_training_matches_eager_losses_and_running_stats():
+    """(to the rounding of the optimized Program's kernels: the run_program op runs it after the passes)"""
     eager, conv = _net(), paddle.jit.to_static(_net())
     batches = _batches()
-    np.testing.assert_array_equal(_train(conv, batches), _train(eager, batches))
+    np.testing.assert_allclose(_train(conv, batches), _train(eager, batches), rtol=1e-6)
     for a, b in zip(_stats(conv), _stats(eager)):
-        np.testing.assert_array_equal(a, b)
+        np.testing.assert_allclose(a, b, rtol=1e-6)
     assert not np.allclose(_stats(conv)[0], 0.0)
     with paddle.no_grad():   # the Executor path updates them too
         conv(batches[0][0])
         eager(batches[0][0])
     for a, b in zip(_stats(conv), _stats(eager)):
-        np.testing.assert_array_equal(a, b)
+        np.testing.assert_allclose(a, b, rtol=1e-6)
     assert len(conv.forward.program_cache) == 1   # bound by reference: no rebuild as they change
 
 
@@ -95,7 +96,7 @@ def test_jit_save_of_a_converted_model_lists_the_buffers_and_load_fine_tunes_the
     assert '"1._mean", "kind": "parameter", "trainable": false' in info
     loaded = paddle.jit.load(str(tmp_path / "bn"))
     assert sorted(n for n, p in loaded.named_parameters() if p.stop_gradient) == ["1._mean", "1._variance"]
-    np.testing.assert_array_equal(loaded.state_dict()["1._mean"].numpy(), eager[1]._mean.numpy())
+    np.testing.assert_allclose(loaded.state_dict()["1._mean"].numpy(), eager[1]._mean.numpy(), rtol=1e-6)
     assert "batch_norm_update" in [op.type for op in loaded.program().global_block().ops]
     np.testing.assert_allclose(_train(loaded, batches[2:]), _train(eager, batches[2:]), rtol=1e-6)
     np.testing.assert_allclose(loaded.state_dict()["1._variance"].numpy(), eager[1]._variance.numpy(), rtol=1e-6)
