@@ -1,6 +1,8 @@
-"""paddle.autograd: `backward`, `grad`, grad modes, and `PyLayer` (an op written in Python).
+"""paddle.autograd: `backward`, `grad`, grad modes, `PyLayer` (an op written in Python), and the
+lazy `jacobian` / `hessian` matrices (functional.py).
 
     paddle.autograd.backward([loss1, loss2], [None, paddle.to_tensor(0.5)])   # into each leaf's .grad
+    J = paddle.autograd.jacobian(y, x)                                         # rows computed when indexed
 
 The engine itself lives in minipaddle/framework/autograd; this is the public module in Paddle's place.
 """
@@ -10,10 +12,11 @@ from ..framework.autograd import enable_grad, grad, is_grad_enabled, no_grad, se
 from ..framework.autograd.engine import run_backward
 from ..framework.errors import invalid_argument
 from ..framework.tensor import Tensor
+from .functional import Hessian, Jacobian, hessian, jacobian
 from .py_layer import PyLayer, PyLayerContext
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "PyLayer",
-           "PyLayerContext"]
+           "PyLayerContext", "jacobian", "hessian", "Jacobian", "Hessian"]
 
 
 def backward(tensors, grad_tensors=None, retain_graph: bool = False) -> None:

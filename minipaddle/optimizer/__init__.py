@@ -14,6 +14,7 @@ from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
 from .lamb import Lamb
+from .lbfgs import LBFGS  # noqa: F401 - paddle.optimizer.LBFGS
 from .momentum import Momentum
 from .optimizer import Optimizer
 from .rmsprop import RMSProp
