@@ -510,7 +510,7 @@ def std(x, axis=None, unbiased=True, keepdim=False, name=None) -> Tensor:
                                 "unbiased": bool(unbiased)})
 
 
-# ---- norm (Paddle's p_norm: a vector norm over one axis or over several, flattened) --------
+# ---- norm (Paddle's p_norm: a vector norm over some axes, flattened; matrix norms: decomposition.py)
 def p_norm_grad(node, dout):
     from .elementwise import abs, pow, sign, where, zeros_like
     shape, axes, keepdim, p = node.input_metas[0][0], node.axis, node.keepdim, node.porder
@@ -556,29 +556,52 @@ P_NORM = register_op("p_norm", inputs=("x",), infer_meta=p_norm_meta,
 add_kernel("p_norm", "cpu", FLOATS, p_norm_kernel, name="numpy")
 
 
-def norm(x, p="fro", axis=None, keepdim=False, name=None) -> Tensor:
-    """Vector p-norm over `axis` (None: all elements); 'fro' is the 2-norm over one or two axes.
+def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None, *, dtype=None, out=None) -> Tensor:
+    """The vector p-norm over `axis` (None: all elements; a list: those dims, flattened together).
 
-    As in Paddle 2.6 a numeric p over two axes treats the matrix as a flattened vector.
-    p may be 'fro', 0, 1, 2, inf, -inf or any other number.
+    p = 0 counts the nonzeros, inf / -inf take the largest / smallest |x|, any other p is
+    (sum |x|^p)^(1/p). A complex x is normed through |x|.
     """
+    from .elementwise import abs, cast
+    x = as_tensor("vector_norm", "x", x)
+    if not isinstance(p, (int, float, np.number)) or isinstance(p, bool):
+        raise invalid_argument("vector_norm", f"p got {type(p).__name__} {p!r}, expected an int or a float.")
+    if out is not None:
+        raise unimplemented("vector_norm", "out= is not supported; use the returned tensor.")
+    if dtype is not None:
+        x = cast(x, dtype)
+    if x._data.dtype.kind == "c":
+        x = abs(x)
+    return dispatch(P_NORM, (x,), {"porder": float(p), "axis": _axes("norm", axis, x._data.ndim),
+                                   "keepdim": bool(keepdim)})
+
+
+def norm(x, p=None, axis=None, keepdim=False, out=None, dtype=None, name=None) -> Tensor:
+    """paddle.norm / paddle.linalg.norm, as Paddle 3 decides between a vector and a matrix norm:
+
+    - p 'fro' over no axis or one axis: the vector 2-norm;
+    - p 'fro' / 'nuc' over two axes (axis=None: all of x's, which must then be two): a matrix norm;
+    - a number p (None means 2) over two axes: the matrix norm of that order (1, -1, 2, -2, inf,
+      -inf; linalg.matrix_norm); over any other axes: the vector p-norm (linalg.vector_norm).
+    """
+    from .decomposition import matrix_norm   # matrix norms build on svd, which builds on reductions
     x = as_tensor("norm", "x", x)
+    if out is not None:
+        raise unimplemented("norm", "out= is not supported; use the returned tensor.")
+    if isinstance(axis, Tensor):
+        axis = axis._data.tolist()
+    if isinstance(axis, (list, tuple)):
+        axis = axis[0] if len(axis) == 1 else list(axis)
     if isinstance(p, str):
-        if p == "nuc":
-            raise unimplemented("norm", "the nuclear norm (p='nuc') is not implemented.")
-        if p != "fro":
-            raise invalid_argument("norm", f"p got {p!r}, expected 'fro' or a number.")
-        porder = 2.0
-    elif isinstance(p, (int, float, np.number)) and not isinstance(p, bool):
-        porder = float(p)
-    else:
-        raise invalid_argument("norm", f"p got {type(p).__name__}, expected 'fro' or a number.")
-    axes = _axes("norm", axis, x._data.ndim)
-    if axes is not None and len(axes) > 2:
-        raise invalid_argument("norm", f"axis {list(axis)} has {len(axes)} axes, expected at most 2.")
-    return dispatch(P_NORM, (x,), {"porder": porder, "axis": axes, "keepdim": bool(keepdim)})
+        if p == "fro" and (axis is None or not isinstance(axis, list)):
+            return vector_norm(x, 2.0, axis, keepdim, dtype=dtype)
+        return matrix_norm(x, p, list(range(x._data.ndim)) if axis is None else axis, keepdim, dtype=dtype)
+    p = 2.0 if p is None else p
+    if isinstance(axis, list) and len(axis) == 2:
+        return matrix_norm(x, p, axis, keepdim, dtype=dtype)
+    return vector_norm(x, p, axis, keepdim, dtype=dtype)
 
 
 __all__ = ["amax", "amin", "argmax", "argmin", "cumsum", "logsumexp", "max", "mean", "min", "norm",
-           "prod", "std", "sum", "var"]
+           "prod", "std", "sum", "var"]   # vector_norm: paddle.linalg's (minipaddle/linalg.py)
 TENSOR_METHODS = list(__all__)
