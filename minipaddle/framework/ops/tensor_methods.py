@@ -153,3 +153,17 @@ def _find(name: str):
 
 
 _install()
+
+
+def _install_linalg() -> None:
+    """The paddle.linalg functions Paddle also puts on Tensor: x.inverse(), x.cholesky(), x.solve(y), ..."""
+    from . import decomposition, matrix
+    for name, fn in (("inverse", matrix.inv), ("cholesky", matrix.cholesky), ("cholesky_solve", matrix.cholesky_solve),
+                     ("cross", matrix.cross), ("matrix_power", matrix.matrix_power), ("slogdet", matrix.slogdet),
+                     ("solve", matrix.solve), ("cond", decomposition.cond), ("eig", decomposition.eig),
+                     ("eigvals", decomposition.eigvals), ("eigvalsh", decomposition.eigvalsh),
+                     ("lstsq", decomposition.lstsq), ("pinv", decomposition.pinv), ("qr", decomposition.qr)):
+        setattr(Tensor, name, fn)
+
+
+_install_linalg()
