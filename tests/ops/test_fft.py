@@ -6,11 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.fft as sfft
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import minipaddle as paddle
 from minipaddle.framework.errors import InvalidArgument, InvalidType, Unimplemented
 
-from .opcheck import check_double_grad
+from .opcheck import arrays, check_double_grad, shapes
 
 RNG = np.random.default_rng(11)
 NORMS = ("backward", "ortho", "forward")
@@ -71,6 +73,28 @@ def test_values_match_scipy(name, norm):
     assert got.shape == list(want.shape)
     assert got.numpy().dtype == want.dtype
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-10, atol=1e-12)
+
+
+@st.composite
+def signals_and_axes(draw):
+    """An array (sometimes a transposed or strided view) and a non-empty list of distinct axes of it."""
+    shape = draw(shapes(min_dims=1, max_dims=3, min_side=1, max_side=5))
+    x = draw(arrays(shape, "float64"))
+    axes = draw(st.lists(st.integers(0, len(shape) - 1), min_size=1, max_size=len(shape), unique=True))
+    return x, axes
+
+
+@settings(max_examples=40, deadline=None)
+@given(signals_and_axes(), st.sampled_from(NORMS))
+def test_nd_transforms_match_scipy_on_any_axes_and_layout(case, norm):
+    x, axes = case
+    t = paddle.to_tensor(x)
+    np.testing.assert_allclose(paddle.fft.fftn(t, axes=axes, norm=norm).numpy(),
+                               sfft.fftn(x, axes=axes, norm=norm), atol=1e-12)
+    half = paddle.fft.rfftn(t, axes=axes, norm=norm)
+    np.testing.assert_allclose(half.numpy(), sfft.rfftn(x, axes=axes, norm=norm), atol=1e-12)
+    sizes = [x.shape[a] for a in axes]
+    np.testing.assert_allclose(paddle.fft.irfftn(half, s=sizes, axes=axes, norm=norm).numpy(), x, atol=1e-12)
 
 
 @pytest.mark.parametrize("name", ["fft real", "fft complex n=7", "rfft", "irfft n=7", "hfft", "rfftn s axes",
