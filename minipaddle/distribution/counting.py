@@ -54,10 +54,15 @@ class Binomial(Distribution):
         return log_comb + value * probs.log() + (n - value) * (1.0 - probs).log()
 
     def entropy(self) -> Tensor:
-        values = _support(int(self.total_count.numpy().max()) + 1, len(self.batch_shape), self.dtype)
+        values, inside = self._support()
         log_p = self.log_prob(values)
-        terms = paddle.where(values <= self.total_count, log_p.exp() * log_p, paddle.zeros_like(log_p))
-        return -terms.sum(0)
+        return -paddle.where(inside, log_p.exp() * log_p, paddle.zeros_like(log_p)).sum(0)
+
+    def _support(self) -> tuple[Tensor, Tensor]:
+        """0..max(total_count) down the first axis, each clipped to its own total_count (so log_prob
+        stays finite, and so do its gradients), and where it lies inside the support."""
+        values = _support(int(self.total_count.numpy().max()) + 1, len(self.batch_shape), self.dtype)
+        return paddle.minimum(values, self.total_count), values <= self.total_count
 
 
 class Poisson(Distribution):

@@ -71,7 +71,7 @@ def _dispatch(cls_p: type, cls_q: type):
         raise unimplemented("kl_divergence", f"no KL registered for ({cls_p.__name__}, {cls_q.__name__}).",
                             hint="register one with @paddle.distribution.register_kl(P, Q).")
     left_p, left_q = min(_Compare(*m) for m in matches).classes
-    right_p, right_q = min(_Compare(*reversed(m)) for m in matches).classes
+    right_q, right_p = min(_Compare(*reversed(m)) for m in matches).classes   # most specific in q first
     if _REGISTER_TABLE[left_p, left_q] is not _REGISTER_TABLE[right_p, right_q]:
         warnings.warn(f"Ambiguous kl_divergence({cls_p.__name__}, {cls_q.__name__}). "
                       f"Please register_kl({left_p.__name__}, {right_q.__name__})", RuntimeWarning, stacklevel=3)
@@ -157,14 +157,18 @@ def _kl_categorical_categorical(p, q):
 
 @register_kl(Geometric, Geometric)
 def _kl_geometric_geometric(p, q):
+    """sum_k a (1-a)^k [log(a/b) + k log((1-a)/(1-b))] = log(a/b) + (1-a)/a log((1-a)/(1-b)), E[k] = (1-a)/a.
+
+    Paddle 3.3.1 returns the Bernoulli KL of the success probabilities here; this is the geometric one.
+    """
     a, b = p.probs, q.probs
-    return a * (a / b).log() + (1.0 - a) * ((1.0 - a) / (1.0 - b)).log()
+    return (a / b).log() + (1.0 - a) / a * ((-a).log1p() - (-b).log1p())
 
 @register_kl(Binomial, Binomial)
 def _kl_binomial_binomial(p, q):
-    values = _support(int(p.total_count.numpy().max()) + 1, len(p.batch_shape), p.dtype)
+    values, inside = p._support()
     log_p, log_q = p.log_prob(values), q.log_prob(values)
-    terms = paddle.where(values <= p.total_count, log_p.exp() * (log_p - log_q), paddle.zeros_like(log_p))
+    terms = paddle.where(inside, log_p.exp() * (log_p - log_q), paddle.zeros_like(log_p))
     return terms.sum(0)
 
 @register_kl(Poisson, Poisson)

@@ -101,11 +101,18 @@ def poisson(paddle):
 @case
 def geometric(paddle):
     d = paddle.distribution.Geometric(_t(paddle, [0.3, 0.6]))
-    q = paddle.distribution.Geometric(_t(paddle, [0.5, 0.2]))
     k = _t(paddle, [2.0, 0.0])
     return {"pmf": d.pmf(k), "log_pmf": d.log_pmf(k), "cdf": d.cdf(k), "entropy": d.entropy(),
-            "mean": d.mean, "variance": d.variance, "stddev": d.stddev,
-            "kl": paddle.distribution.kl_divergence(d, q)}
+            "mean": d.mean, "variance": d.variance, "stddev": d.stddev}
+
+
+@case(differs="Paddle 3.3.1's Geometric KL is the Bernoulli KL of the success probabilities, "
+              "p log(p/q) + (1-p) log((1-p)/(1-q)); the geometric one weights the second term by E[k] = (1-p)/p "
+              "(tests/distribution/test_kl.py checks it against the exact sum)")
+def geometric_kl(paddle):
+    d = paddle.distribution.Geometric(_t(paddle, [0.3, 0.6]))
+    q = paddle.distribution.Geometric(_t(paddle, [0.5, 0.2]))
+    return paddle.distribution.kl_divergence(d, q)
 
 
 @case
@@ -279,3 +286,20 @@ def kl_not_registered(paddle):
     p = paddle.distribution.Normal(_t(paddle, [0.0]), _t(paddle, [1.0]))
     q = paddle.distribution.Laplace(_t(paddle, [0.0]), _t(paddle, [1.0]))
     return outcome(lambda: paddle.distribution.kl_divergence(p, q))
+
+
+@case(differs="Paddle 3.3.1's kl_divergence raises KeyError once a (Subclass, Base) pair is registered beside "
+              "(Base, Base): its dispatch unpacks the reversed best match as (p, q) instead of (q, p); minipaddle "
+              "picks the most specific entry, as the lookup intends")
+def register_kl_reversed_subclass(paddle):
+    class MyNormal(paddle.distribution.Normal):
+        pass
+
+    @paddle.distribution.register_kl(MyNormal, paddle.distribution.Normal)
+    def _kl_mine(p, q):
+        return paddle.to_tensor(42.0)
+
+    p = MyNormal(_t(paddle, 0.0), _t(paddle, 1.0))
+    q = paddle.distribution.Normal(_t(paddle, 0.0), _t(paddle, 1.0))
+    return {"subclass_first": outcome(lambda: paddle.distribution.kl_divergence(p, q)),
+            "base_first": outcome(lambda: paddle.distribution.kl_divergence(q, p))}
