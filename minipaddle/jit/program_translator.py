@@ -78,6 +78,7 @@ class ConcreteProgram:
         self._run_args = ([v.name for v in inputs], [v.name for v in outputs], bound)
         self._bound = list(bound.values())   # the run_program op's inputs after the feeds
         self._partials: dict = {}  # inputs' needs-grad flags -> PartialProgram (None: run op by op)
+        self._checked = False      # run_program has checked the feeds and reads of this program once
 
     def __repr__(self) -> str:
         return (f"ConcreteProgram(inputs={[v.name for v in self.inputs]}, "
@@ -179,6 +180,7 @@ class StaticFunction:
         self._build_strategy = build_strategy
         self._full_graph = bool(full_graph)
         self.program_cache: dict = {}
+        self._fast_cache: dict = {}   # _fast_key -> the ConcreteProgram program_cache holds for it
         self._last = None
         self.__name__ = function.__name__
         self.__qualname__ = function.__qualname__
@@ -214,8 +216,15 @@ class StaticFunction:
     def __call__(self, *args, **kwargs):
         if not _ENABLED[0]:
             return self.dygraph_function(*args, **kwargs)
-        if builder.in_static_mode():  # inside another program being built: inline the converted code
+        if modes.static_builder is not None:  # inside another program being built: inline the converted code
             return self._converted_callable()(*args, **kwargs)
+        fast = self._fast_key(args) if not kwargs else None
+        concrete = self._fast_cache.get(fast) if fast is not None else None
+        if concrete is not None:  # the common call, f(x, y) with Tensors: one tuple and one lookup
+            if instrument.subscribers:
+                self._announce(concrete)
+            self._last = concrete
+            return self._run(concrete, list(args))
         try:
             concrete, leaves = self._concrete(args, kwargs)
         except Unimplemented as e:  # a construct the converter cannot turn into a Program
@@ -223,7 +232,22 @@ class StaticFunction:
                 raise
             warnings.warn(f"to_static(full_graph=False): {self.__qualname__} runs eagerly: {e}", stacklevel=2)
             return self.dygraph_function(*args, **kwargs)
+        if fast is not None:
+            self._fast_cache[fast] = concrete
         return self._run(concrete, leaves)
+
+    def _fast_key(self, args: tuple) -> tuple | None:
+        """The program-cache key of a call whose arguments are all plain Tensors (no input_spec): what
+        `_key` computes, without flattening (None for any other call)."""
+        if self._input_spec is not None:
+            return None
+        key = [getattr(self._instance, "training", None)]
+        for a in args:
+            if type(a) is not Tensor:
+                return None
+            data = a._data
+            key.append((data.shape, data.dtype, a.stop_gradient))
+        return tuple(key)
 
     def _converted_callable(self):
         fn = converted(self._function).function
@@ -345,7 +369,10 @@ class StaticFunction:
                 outs = run_partial_program(partial, inputs + concrete._bound)
             else:                    # no gradient wanted (the Executor), or op by op through dispatch
                 feed_names, fetch_names, params = concrete._run_args
-                outs = run_program(concrete.main_program, feed_names, inputs, fetch_names, params)
+                outs = run_program(concrete.main_program, feed_names, inputs, fetch_names, params,
+                                   checked=concrete._checked)
+                # the signature's key (shapes and dtypes as called, with no input_spec) vouches from now on
+                concrete._checked = self._input_spec is None
         except Exception as e:
             raise jst_error.remap(e) from None
         out_spec, placed = concrete._out_spec

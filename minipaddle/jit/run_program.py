@@ -148,12 +148,14 @@ def _needs_grad(inputs, params: dict) -> bool:
 
 # ---- running ------------------------------------------------------------------------------------
 def run_program(program: Program, feed_names: list[str], inputs: list[Tensor], fetch_names: list[str],
-                params: dict[str, Tensor]) -> list[Tensor]:
+                params: dict[str, Tensor], checked: bool = False) -> list[Tensor]:
     """Run `program`'s forward ops on `inputs` (bound to `feed_names`) and `params` (persistable
-    variables by name), recording autograd; return the Tensors named by `fetch_names`."""
+    variables by name), recording autograd; return the Tensors named by `fetch_names`. `checked`: the
+    caller vouches that the arguments passed these checks before (to_static's signature cache)."""
     if params is None:
         params = {}
-    _check_args(program, feed_names, inputs, fetch_names, params)
+    if not checked:
+        _check_args(program, feed_names, inputs, fetch_names, params)
     if modes.static_builder is not None:  # called while another Program is built: copy the ops in
         return inline_program(program, feed_names, inputs, fetch_names, params)
     if not _needs_grad(inputs, params):

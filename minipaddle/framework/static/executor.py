@@ -22,7 +22,7 @@ from ..thread_modes import modes
 from ..errors import MinipaddleError, invalid_argument, not_found, precondition_not_met
 from ..registry import backend_of, get_op, run_kernel
 from ..tensor import Tensor
-from .builder import default_main_program, eager_guard
+from .builder import default_main_program
 from .static_ops import STATIC_OPS
 from .program import Block, Program, Variable
 
@@ -320,41 +320,41 @@ class Executor:
         steps, external = self.plan(block)
         if check_inputs:
             self._check_inputs(block, external, env)
-        prev_grad = modes.grad_enabled
+        prev_grad, prev_builder = modes.grad_enabled, modes.static_builder
         modes.grad_enabled = False
+        modes.static_builder = None  # eager_guard(), written out: a converted call runs this per call
         try:
-            with eager_guard():
-                if self._observed:  # the debugger listens: the same loop, one "executor_op" event per op
-                    for i, step in enumerate(steps):
-                        start = time.perf_counter_ns()
-                        if step.handler is not None:
-                            step.handler(self, step.op, env)
-                        elif pool is not None and i in pool.steps:
-                            pool.run(i, step, env, _run_kernel)
-                        else:
-                            _run_kernel(step, env)
-                        _emit_op(block, i, step.op, env, start)
-                        if release is not None:
-                            for name in release[i]:
-                                env.pop(name, None)
-                else:
-                    for i, step in enumerate(steps):
-                        if step.handler is not None:
-                            step.handler(self, step.op, env)
-                        elif pool is not None and i in pool.steps:
-                            pool.run(i, step, env, _run_kernel)
-                        else:
-                            _run_kernel(step, env)
-                        if release is not None:
-                            for name in release[i]:
-                                env.pop(name, None)
+            if self._observed:  # the debugger listens: the same loop, one "executor_op" event per op
+                for i, step in enumerate(steps):
+                    start = time.perf_counter_ns()
+                    if step.handler is not None:
+                        step.handler(self, step.op, env)
+                    elif pool is not None and i in pool.steps:
+                        pool.run(i, step, env, _run_kernel)
+                    else:
+                        _run_kernel(step, env)
+                    _emit_op(block, i, step.op, env, start)
+                    if release is not None:
+                        for name in release[i]:
+                            env.pop(name, None)
+            else:
+                for i, step in enumerate(steps):
+                    if step.handler is not None:
+                        step.handler(self, step.op, env)
+                    elif pool is not None and i in pool.steps:
+                        pool.run(i, step, env, _run_kernel)
+                    else:
+                        _run_kernel(step, env)
+                    if release is not None:
+                        for name in release[i]:
+                            env.pop(name, None)
         except MinipaddleError as e:
             raise _located(e, step.op) from None
         except KeyError as e:
             raise precondition_not_met("Executor.run", f"op '{step.op.type}' reads variable {e.args[0]!r}, "
                                                        "which has no value.") from None
         finally:
-            modes.grad_enabled = prev_grad
+            modes.grad_enabled, modes.static_builder = prev_grad, prev_builder
         return env
 
     @staticmethod
