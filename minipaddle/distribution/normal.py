@@ -41,14 +41,17 @@ class Normal(Distribution):
         return self.scale.pow(2)
 
     def sample(self, shape: Sequence[int] = (), seed: int = 0) -> Tensor:
+        """Draws without gradient; a non-zero `seed` draws from a generator of its own."""
         with no_grad():
-            return self.rsample(shape)
+            return self._draw(shape, np.random.default_rng(seed) if seed else generator())
 
     def rsample(self, shape: Sequence[int] = ()) -> Tensor:
         """loc + scale * eps with eps ~ N(0, 1): differentiable in loc and scale."""
-        shape = self._extend_shape(sample_shape("Normal.rsample", shape))
-        eps = noise(generator().standard_normal(shape), self.dtype)
-        return self.loc + self.scale * eps
+        return self._draw(shape, generator())
+
+    def _draw(self, shape, rng: np.random.Generator) -> Tensor:
+        shape = self._extend_shape(sample_shape("Normal.sample", shape))
+        return self.loc + self.scale * noise(rng.standard_normal(shape), self.dtype)
 
     def log_prob(self, value) -> Tensor:
         value = as_value("Normal.log_prob", value, self.loc)

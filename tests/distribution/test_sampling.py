@@ -77,6 +77,8 @@ def test_seed_makes_samples_reproducible_and_shapes_extend():
     assert a.shape == (4, 2, 1, 3)
     np.testing.assert_array_equal(a, b)
     assert d.sample().shape == [1, 3]
+    normal = D.Normal(t64([0.0]), t64([1.0]))
+    np.testing.assert_array_equal(normal.sample([3], seed=5).numpy(), normal.sample([3], seed=5).numpy())
 
 
 def test_sample_has_no_gradient_but_rsample_does():
