@@ -120,6 +120,15 @@ def label_sizes(eq: Equation, shapes: list[list[int]]) -> dict[str, int]:
 
 
 # ---- 3. execute --------------------------------------------------------------------
+def permuted(x: Tensor, perm: list[int]) -> Tensor:
+    """transpose, left out when it would not move anything (fewer nodes for the debugger to show)."""
+    return x if perm == sorted(perm) else transpose(x, perm)
+
+
+def reshaped(x: Tensor, shape: list[int]) -> Tensor:
+    return x if list(x.shape) == list(shape) else reshape(x, shape)
+
+
 def take_diagonal(x: Tensor, labels: list[str]) -> tuple[Tensor, list[str]]:
     """Fold every repeated label of one operand into one dim holding the diagonal ('ii' -> 'i')."""
     while len(set(labels)) < len(labels):
@@ -127,8 +136,8 @@ def take_diagonal(x: Tensor, labels: list[str]) -> tuple[Tensor, list[str]]:
         first, second = [d for d, lb in enumerate(labels) if lb == label][:2]
         others = [d for d in range(len(labels)) if d not in (first, second)]
         n = x.shape[first]
-        x = transpose(x, others + [first, second])
-        x = reshape(x, [x.shape[d] for d in range(len(others))] + [n * n])
+        x = permuted(x, others + [first, second])
+        x = reshaped(x, [x.shape[d] for d in range(len(others))] + [n * n])
         x = x[..., ::n + 1]   # the flattened n x n block's diagonal: every (n + 1)-th element
         labels = [labels[d] for d in others] + [label]
     return x, labels
@@ -152,15 +161,15 @@ def contract(a: Tensor, a_labels: list[str], b: Tensor, b_labels: list[str], kee
     summed = [lb for lb in a_labels if lb in b_labels and lb not in keep]
     a_free = [lb for lb in a_labels if lb not in b_labels]
     b_free = [lb for lb in b_labels if lb not in a_labels]
-    a = transpose(a, [a_labels.index(lb) for lb in batch + a_free + summed])
-    b = transpose(b, [b_labels.index(lb) for lb in batch + summed + b_free])
+    a = permuted(a, [a_labels.index(lb) for lb in batch + a_free + summed])
+    b = permuted(b, [b_labels.index(lb) for lb in batch + summed + b_free])
     dims = [prod(sizes[lb] for lb in group) for group in (batch, a_free, summed, b_free)]
     if summed:
-        out = matmul(reshape(a, [dims[0], dims[1], dims[2]]), reshape(b, [dims[0], dims[2], dims[3]]))
+        out = matmul(reshaped(a, [dims[0], dims[1], dims[2]]), reshaped(b, [dims[0], dims[2], dims[3]]))
     else:   # an outer / elementwise product: no matmul needed
-        out = reshape(a, [dims[0], dims[1], 1]) * reshape(b, [dims[0], 1, dims[3]])
+        out = reshaped(a, [dims[0], dims[1], 1]) * reshaped(b, [dims[0], 1, dims[3]])
     labels = batch + a_free + b_free
-    return reshape(out, [sizes[lb] for lb in labels]), labels
+    return reshaped(out, [sizes[lb] for lb in labels]), labels
 
 
 def _broadcast_shared(a: Tensor, a_labels: list[str], b: Tensor, b_labels: list[str], sizes: dict[str, int]):
@@ -185,9 +194,7 @@ def execute(eq: Equation, operands: list[Tensor], sizes: dict[str, int]) -> Tens
     full = [sizes[lb] for lb in labels]   # a size-1 broadcast dim of a lone operand takes the full size
     if full != list(x.shape):
         x = broadcast_to(x, full)
-    if labels != eq.output:
-        x = transpose(x, [labels.index(lb) for lb in eq.output])
-    return x
+    return permuted(x, [labels.index(lb) for lb in eq.output])
 
 
 def einsum(equation: str, *operands: Tensor) -> Tensor:
@@ -204,12 +211,14 @@ def einsum(equation: str, *operands: Tensor) -> Tensor:
         raise invalid_argument("einsum", "no operands were given.")
     ts = [as_tensor("einsum", f"operands[{i}]", t) for i, t in enumerate(operands)]
     for i, t in enumerate(ts[1:], 1):
-        if t.dtype != ts[0].dtype:
-            raise invalid_argument("einsum", f"operand 0 has dtype {ts[0].dtype} but operand {i} has {t.dtype}; "
+        if t._data.dtype != ts[0]._data.dtype:
+            raise invalid_argument("einsum", f"operand 0 has dtype {ts[0]._data.dtype} but operand {i} has "
+                                             f"{t._data.dtype}; "
                                              "expected one dtype.", hint="cast with .astype(...) first.")
     eq = parse(equation, [t._data.ndim for t in ts])
     sizes = label_sizes(eq, [list(t.shape) for t in ts])
-    return execute(eq, ts, sizes)
+    out = execute(eq, ts, sizes)
+    return out.clone() if out is ts[0] else out   # 'ij->ij' still gives a new tensor
 
 
 __all__ = ["einsum"]
