@@ -190,6 +190,7 @@ add_kernel("pad_grad", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.
 add_kernel("getitem", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.indexing:getitem"), name="cuda")
 add_kernel("getitem_grad", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.indexing:getitem_grad"),
            name="cuda")
+add_kernel("index_put", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.indexing:index_put"), name="cuda")
 add_kernel("gather", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.indexing:gather"), name="cuda")
 add_kernel("index_select", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.indexing:gather"), name="cuda")
 add_kernel("gather_grad", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.indexing:gather_grad"),
@@ -211,3 +212,31 @@ add_kernel("embedding_grad", "gpu", FLOATS, LazyKernel("minipaddle.framework.ker
 
 # ---- running sums (kernels/cuda/cumulative.py) ----
 add_kernel("cumsum", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.cumulative:cumsum"), name="cuda")
+
+# ---- kernels made of other GPU kernels (kernels/cuda/composed.py) ----
+add_kernel("any", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.composed:any"), name="cuda_composed")
+add_kernel("all", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.composed:all"), name="cuda_composed")
+add_kernel("isclose", "gpu", FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cuda.composed:isclose"), name="cuda_composed")
+add_kernel("logsumexp", "gpu", FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cuda.composed:logsumexp"), name="cuda_composed")
+add_kernel("p_norm", "gpu", FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cuda.composed:p_norm"), name="cuda_composed")
+add_kernel("bmm", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.composed:bmm"), name="cuda_composed")
+add_kernel("mv", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.composed:mv"), name="cuda_composed")
+add_kernel("dot", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.composed:dot"), name="cuda_composed")
+add_kernel("t", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.composed:t"), name="cuda_composed")
+add_kernel("roll", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.composed:roll"), name="cuda_composed")
+add_kernel("tril", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.composed:tril"), name="cuda")
+add_kernel("triu", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.composed:triu"), name="cuda")
+add_kernel("masked_select", "gpu", ALL,
+           LazyKernel("minipaddle.framework.kernels.cuda.composed:masked_select"), name="cuda_composed")
+add_kernel("masked_select_grad", "gpu", NUMERIC,
+           LazyKernel("minipaddle.framework.kernels.cuda.composed:masked_select_grad"),
+           name="cuda_composed")
+add_kernel("nonzero", "gpu", ALL,
+           LazyKernel("minipaddle.framework.kernels.cuda.composed:nonzero"), name="cuda_composed")
+add_kernel("floor_divide", "gpu", ("int32", "int64"),
+           LazyKernel("minipaddle.framework.kernels.cuda.composed:floor_divide_int"), name="cuda")
+add_kernel("remainder", "gpu", ("int32", "int64"),
+           LazyKernel("minipaddle.framework.kernels.cuda.composed:remainder_int"), name="cuda")

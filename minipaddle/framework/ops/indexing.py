@@ -116,7 +116,7 @@ def index_put_kernel(x, value, advanced, index=()):
 def index_put_backward(node, dout):
     """dx: dout with the overwritten region zeroed; dvalue: dout read from the region."""
     advanced = node.advanced
-    zero = Tensor._wrap(np.zeros((), dout._data.dtype))
+    zero = follow_place(Tensor._wrap(np.zeros((), dout._data.dtype)), dout)
     dx = dispatch(INDEX_PUT, (dout, zero, advanced), {"index": node.index})
     return dx, _getitem(dout, advanced, node.index), None
 
@@ -145,11 +145,12 @@ def setitem(x, index, value) -> None:
             from .elementwise import cast
             value = cast(value, dtype)
     elif isinstance(value, (Number, np.number, np.ndarray, list, tuple)):
-        value = Tensor._wrap(np.asarray(value).astype(dtype))
+        value = follow_place(Tensor._wrap(np.asarray(value).astype(dtype)), x)  # made where x lives
     else:
         raise invalid_argument("setitem", f"value of type {type(value).__name__} is not supported; expected "
                                           "a number, numpy array or Tensor.")
-    region = indexed_shape("setitem", tuple(x.shape), items, advanced._data)
+    region = indexed_shape("setitem", tuple(x.shape), items, advanced._data)  # (checks the index on the host)
+    advanced = follow_place(advanced, x)  # then the index rows go where x lives
     extra = len(value.shape) - len(region)
     if extra > 0 and all(n == 1 for n in value.shape[:extra]):  # numpy drops leading 1s of a value
         from .manipulation import reshape

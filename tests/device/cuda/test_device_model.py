@@ -110,6 +110,24 @@ def test_autograd_runs_on_the_device_and_grads_live_there():
     np.testing.assert_allclose(w.grad.numpy(), ((1 - t ** 2) * data).sum(0) + data.sum(0), rtol=1e-5)
 
 
+def test_setitem_on_the_device_writes_in_place_and_sends_gradients_to_x_and_value():
+    data = np.arange(12, dtype=np.float32).reshape(3, 4)
+    results = {}
+    for place in ("cpu", "gpu"):
+        x = paddle.to_tensor(data, place=place, stop_gradient=False)
+        v = paddle.to_tensor([10.0, 20.0], place=place, stop_gradient=False)
+        y = x * 2.0
+        y[paddle.to_tensor([2, 0]), 1] = v      # advanced rows, an int column
+        y[:, 3] = 0.5                            # basic, a Python number made where y lives
+        (y * y).sum().backward()
+        assert str(y.place) == str(x.grad.place) == str(v.grad.place)
+        results[place] = (y.numpy(), x.grad.numpy(), v.grad.numpy(), str(x.grad.place))
+    for cpu, gpu in zip(results["cpu"][:3], results["gpu"][:3]):
+        np.testing.assert_allclose(gpu, cpu, rtol=1e-6)
+    assert results["gpu"][3] == "Place(gpu:0)"
+    np.testing.assert_array_equal(results["cpu"][2], [20.0, 40.0])   # d(v^2)/dv = 2v, read where v went
+
+
 def test_moving_between_devices_is_differentiable():
     x = paddle.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
     y = (x.cuda() * 3.0).cpu()

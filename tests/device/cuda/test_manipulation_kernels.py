@@ -218,3 +218,16 @@ def test_float16_fills_pads_and_embeddings():
 def test_cumsum_backward_runs_on_the_gpu():
     x = X[0, :3, :4].copy()
     _on_both_devices(lambda t: (paddle.cumsum(t, axis=1) * _weights(t)).sum() + (paddle.cumsum(t) * 0.5).sum(), x)
+
+
+@pytest.mark.parametrize("index", INDICES, ids=range(len(INDICES)))
+def test_index_put_writes_the_region_as_numpy_does(index):
+    items, advanced = normalize_index(X.shape, index)
+    region = X[index].shape
+    value = RNG.standard_normal(region).astype(np.float32)
+    repeats = isinstance(index, np.ndarray) and index.dtype != bool and len(set(index.tolist())) < len(index)
+    if not repeats:  # a position written twice keeps either value on the GPU (the order is undefined)
+        check("index_put", [X, value, advanced._data], {"index": items})
+    if len(region) and not repeats:  # a value broadcast along the region's leading dims
+        check("index_put", [X, np.ascontiguousarray(value[..., :1]), advanced._data], {"index": items})
+    check("index_put", [X, np.array(7.5, np.float32), advanced._data], {"index": items})

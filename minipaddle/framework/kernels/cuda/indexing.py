@@ -1,4 +1,4 @@
-"""Indexing CUDA kernels: x[index] and its gradient, gather, index_select, gather_nd, scatter,
+"""Indexing CUDA kernels: x[index], its gradient and x[index] = value, gather, index_select, gather_nd, scatter,
 take_along_axis, one_hot, embedding -- each "pick" kernel with its "scatter-add" partner.
 
 A pick reads `out[i] = x[position(i)]`; its gradient adds `dx[position(i)] += dout[i]` with
@@ -26,6 +26,7 @@ from ...ops.index_parsing import ADVANCED, SEPARATOR, has_advanced, out_of_range
 from ...ops.sorting import along_axis_shapes
 from .elementwise import broadcast_position, broadcast_positions
 from .launch import THREADS, blocks_for, flat, launch
+from .manipulation import broadcast_to
 from .strided import add_along, astype, copy, scalar_of, strided_write, take_along, view_or_copy, zeros
 
 
@@ -43,6 +44,14 @@ def _add_with_table(dout, offset, table, inner, out, ndim, shape, strides):
     m = table.size
     for i in range(cuda.grid(1), dout.size, cuda.gridsize(1)):
         cuda.atomic.add(out, offset + table[(i // inner) % m] + broadcast_position(i, ndim, shape, strides), dout[i])
+
+
+@cuda.jit(cache=True)
+def _put_with_table(value, offset, table, inner, out, ndim, shape, strides):
+    # x[index] = value with advanced indices: _pick_with_table's positions, written instead of read
+    m = table.size
+    for i in range(cuda.grid(1), value.size, cuda.gridsize(1)):
+        out[offset + table[(i // inner) % m] + broadcast_position(i, ndim, shape, strides)] = value[i]
 
 
 @cuda.jit(cache=True)
@@ -221,6 +230,29 @@ def getitem_grad(dout, advanced, index=(), shape=()):
         launch(_add_with_table, blocks_for(dout.size), THREADS, flat(dout, dout.size), offset, table, inner,
                flat(out, out.size), *view)
     return out
+
+
+def index_put(x, value, advanced, index=()):
+    """x[index] = value on a copy of x: value broadcast to the selected region, then written there.
+
+    A position selected twice by an advanced index is written by whichever thread runs last (numpy
+    writes the last occurrence; Paddle's GPU kernel, like this one, leaves the order undefined)."""
+    offset, dims, table, at = _index_plan(tuple(x.shape), index, advanced)
+    out = copy(x)
+    if table is None:
+        region = tuple(s for s, _ in dims)
+        strided_write(_broadcast_to(value, region), out, offset, tuple(t for _, t in dims))
+        return out
+    region, table, inner, view = _table_launch(dims, table, at)
+    value = _broadcast_to(value, region)
+    if value.size:
+        launch(_put_with_table, blocks_for(value.size), THREADS, flat(value, value.size), offset, table, inner,
+               flat(out, out.size), *view)
+    return out
+
+
+def _broadcast_to(value, shape: tuple):
+    return value if tuple(value.shape) == shape else broadcast_to(value, shape)
 
 
 # ---- gather, index_select, gather_nd --------------------------------------------------------
