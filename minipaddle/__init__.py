@@ -64,6 +64,7 @@ from .framework.ops.counting import (  # noqa: F401
 from .framework.ops.complex import (  # noqa: F401
     angle, complex, conj, imag, is_complex, is_floating_point, is_integer, real
 )
+from .framework.ops.special import atan, digamma, lgamma, polygamma  # noqa: F401
 
 
 def is_tensor(x) -> bool:

@@ -13,6 +13,7 @@
     building      kron, diag, diagflat, meshgrid, repeat_interleave
     counting      unique, bincount, histogram, searchsorted, bucketize
     complex       complex, real, imag, conj, angle, is_complex
+    special       lgamma, digamma, polygamma, atan
 
 Ops of `paddle.nn.functional` (not in the top-level namespace): nn_ops (linear, dropout, embedding,
 ...), norm, conv, conv3d, pooling, pooling3d, loss, ctc (warpctc), patches (unfold, fold, pixel_shuffle),
@@ -29,11 +30,11 @@ import inspect
 from ..registry import OPS, get_op
 from . import (activation, building, compare, complex, conv, conv3d, counting, ctc, cumulative, device,  # noqa: F401
                elementwise, fft, indexing, linalg, loss, manipulation, matrix, nn_ops, norm, patches, pooling,
-               pooling3d, reduction, sampling, softmax, sorting, viterbi)
+               pooling3d, reduction, sampling, softmax, sorting, special, viterbi)
 from .bfloat16 import register_bfloat16_kernels
 
 FAMILIES = (elementwise, activation, compare, reduction, softmax, manipulation, indexing, linalg, sorting,
-            cumulative, building, counting, complex)
+            cumulative, building, counting, complex, special)
 NN_FAMILIES = (nn_ops, norm, conv, conv3d, pooling, pooling3d, loss, ctc, patches, sampling, viterbi)
 register_bfloat16_kernels()  # after every family has registered its ops and kernels (bfloat16.py)
 from ..kernels import cuda_registry  # noqa: E402,F401 - GPU kernels, named lazily: no numba.cuda import

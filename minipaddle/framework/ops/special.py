@@ -165,3 +165,7 @@ def polygamma(x, n, name=None) -> Tensor:
 def atan(x, name=None) -> Tensor:
     """The arc tangent, elementwise (radians, in (-pi/2, pi/2))."""
     return dispatch(ATAN, (as_tensor("atan", "x", x),))
+
+
+__all__ = ["atan", "digamma", "lgamma", "polygamma"]
+TENSOR_METHODS = list(__all__)
