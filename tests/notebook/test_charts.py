@@ -31,3 +31,17 @@ def test_names_are_escaped():
 def test_empty_and_constant_series_still_render():
     ET.fromstring(line_chart({}))
     ET.fromstring(line_chart({"flat": [2.0, 2.0, 2.0]}))
+
+
+def test_xy_chart_draws_curves_bars_and_paths_on_shared_axes():
+    from minipaddle.notebook.charts import xy_chart
+    text = xy_chart({"pdf": ([0.0, 1.0, 2.0], [0.1, 0.4, 0.1])}, title="<zoo>",
+                    bars={"samples": ([0.0, 1.0, 2.0], [0.2, 0.3])},
+                    paths={"iterates": ([0.0, 2.0, float("nan")], [0.0, 0.4, 1.0])})
+    root = ET.fromstring(text)
+    assert len(root.findall(f"{SVG}rect")) == 1 + 2           # the background and one bar per bin
+    lines = root.findall(f"{SVG}polyline")
+    assert [len(line.get("points").split()) for line in lines] == [3, 2]   # the NaN point is skipped
+    assert len(root.findall(f"{SVG}circle")) == 2
+    assert "&lt;zoo&gt;" in text
+    ET.fromstring(xy_chart({}))                                  # nothing to draw still renders
