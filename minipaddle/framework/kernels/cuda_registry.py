@@ -240,3 +240,26 @@ add_kernel("floor_divide", "gpu", ("int32", "int64"),
            LazyKernel("minipaddle.framework.kernels.cuda.composed:floor_divide_int"), name="cuda")
 add_kernel("remainder", "gpu", ("int32", "int64"),
            LazyKernel("minipaddle.framework.kernels.cuda.composed:remainder_int"), name="cuda")
+
+# ---- training: convolution, pooling, normalization, the fused loss (kernels/cuda/conv.py, pooling.py, norm.py,
+# loss.py) ----
+CONV_FLOATS = ("float32", "float64")
+add_kernel("conv2d", "gpu", CONV_FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.conv:conv2d"),
+           name="cuda_im2col")
+add_kernel("conv2d_transpose", "gpu", CONV_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cuda.conv:conv2d_transpose"), name="cuda_col2im")
+add_kernel("conv2d_grad_filter", "gpu", CONV_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cuda.conv:conv2d_grad_filter"), name="cuda_im2col")
+POOL_FLOATS = ("float32", "float64")
+add_kernel("max_pool2d", "gpu", POOL_FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.pooling:max_pool2d"),
+           name="cuda")
+add_kernel("adaptive_max_pool2d", "gpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cuda.pooling:adaptive_max_pool2d"), name="cuda")
+add_kernel("max_pool2d_grad", "gpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cuda.pooling:max_pool2d_grad"), name="cuda")
+add_kernel("avg_pool2d", "gpu", POOL_FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.pooling:avg_pool2d"),
+           name="cuda")
+add_kernel("adaptive_avg_pool2d", "gpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cuda.pooling:adaptive_avg_pool2d"), name="cuda")
+add_kernel("avg_pool2d_grad", "gpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cuda.pooling:avg_pool2d_grad"), name="cuda")

@@ -1,0 +1,92 @@
+"""The GPU kernels a training step needs (kernels/cuda/conv.py, pooling.py, norm.py, loss.py) against the CPU's.
+
+Each kernel runs on the GPU and on the CPU on the same inputs (kernel_check.check); shapes are tiny
+because the simulator runs every GPU thread as a Python thread.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from .kernel_check import run_both
+
+RNG = np.random.default_rng(11)
+
+
+def check(op_name: str, arrays, attrs: dict | None = None, rtol=1e-6, atol=1e-6):
+    """kernel_check.check for ops with one output or several (max_pool2d's (out, mask), batch_norm's three)."""
+    gpu, cpu = run_both(op_name, arrays, attrs or {})
+    many = isinstance(cpu, tuple)
+    assert isinstance(gpu, tuple) == many and (not many or len(gpu) == len(cpu)), op_name
+    for g, c in zip(gpu, cpu) if many else [(gpu, cpu)]:
+        got, c = g.copy_to_host(), np.asarray(c)
+        assert got.dtype == c.dtype and got.shape == c.shape, (op_name, got.dtype, c.dtype, got.shape, c.shape)
+        np.testing.assert_allclose(got, c, rtol=rtol, atol=atol, equal_nan=True, err_msg=f"{op_name} {attrs}")
+
+
+def _normal(*shape, dtype=np.float32):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+# ---- conv2d and its two gradients ----------------------------------------------------------------
+# (x shape, weight shape, strides, paddings (top, bottom, left, right), dilations, groups)
+CONV_CASES = [
+    ((1, 2, 6, 5), (2, 2, 3, 2), (2, 1), (1, 0, 2, 1), (1, 1), 1),       # strides, uneven padding (float32)
+    ((2, 4, 5, 4), (6, 2, 2, 2), (1, 2), (1, 1, 0, 1), (2, 1), 2),       # dilation, groups (float64)
+    ((1, 3, 5, 4), (3, 1, 3, 1), (2, 1), (1, 1, 0, 0), (1, 1), 3),       # depthwise (float64)
+]
+
+
+@pytest.mark.parametrize("x_shape, w_shape, strides, paddings, dilations, groups", CONV_CASES)
+def test_conv2d_and_its_gradients_match_the_cpu(x_shape, w_shape, strides, paddings, dilations, groups):
+    dtype = np.float32 if groups == 1 else np.float64  # float32: the registry's fastest matmul
+    x, w = _normal(*x_shape, dtype=dtype), _normal(*w_shape, dtype=dtype)
+    geometry = {"strides": strides, "paddings": paddings, "dilations": dilations, "groups": groups}
+    check("conv2d", [x, w], geometry, rtol=1e-5, atol=1e-5)
+    from minipaddle.framework.kernels.cpu.im2col import conv2d_im2col
+    dout = _normal(*conv2d_im2col(x, w, strides, paddings, dilations, groups).shape, dtype=dtype)
+    check("conv2d_transpose", [dout, w], {**geometry, "output_size": x_shape[2:]}, rtol=1e-5, atol=1e-5)
+    check("conv2d_grad_filter", [x, dout], {**geometry, "filter_size": w_shape[2:]}, rtol=1e-5, atol=1e-5)
+
+
+def test_conv2d_transpose_with_groups_to_a_larger_output():
+    x, w = _normal(1, 4, 3, 3), _normal(4, 2, 3, 3)          # 4 in, 2 out per group, 2 groups
+    check("conv2d_transpose", [x, w], {"strides": (2, 2), "paddings": (1, 1, 1, 1), "dilations": (1, 1),
+                                       "groups": 2, "output_size": (6, 5)}, rtol=1e-5, atol=1e-5)
+
+
+# ---- pooling -------------------------------------------------------------------------------------
+# (kernel_size, strides, paddings, ceil_mode): plain 2x2, overlapping windows with padding, ceil_mode
+POOL_CASES = [((2, 2), (2, 2), (0, 0, 0, 0), False), ((3, 2), (1, 2), (1, 1, 0, 1), False),
+              ((2, 3), (2, 2), (1, 0, 1, 1), True)]
+
+
+@pytest.mark.parametrize("kernel_size, strides, paddings, ceil_mode", POOL_CASES)
+def test_max_pool2d_its_mask_and_its_gradient_match_the_cpu(kernel_size, strides, paddings, ceil_mode):
+    x = _normal(2, 2, 5, 6)
+    x[0, 0, 1, 1] = np.nan                                   # a NaN wins its windows, as on the CPU
+    x[1, 1] = 0.5                                            # ties: the first maximum, as on the CPU
+    attrs = {"kernel_size": kernel_size, "strides": strides, "paddings": paddings, "ceil_mode": ceil_mode}
+    check("max_pool2d", [x], attrs)
+    from minipaddle.framework.kernels.cpu.pooling import max_pool2d_kernel
+    out, mask = max_pool2d_kernel(x, **attrs)
+    check("max_pool2d_grad", [_normal(*out.shape), mask], {"input_size": (5, 6)}, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("kernel_size, strides, paddings, ceil_mode", POOL_CASES)
+def test_avg_pool2d_and_its_gradient_match_the_cpu(kernel_size, strides, paddings, ceil_mode):
+    x = _normal(2, 2, 5, 6, dtype=np.float64)
+    for exclusive, divisor in ((True, 0.0), (False, 0.0), (True, 2.5)):
+        attrs = {"kernel_size": kernel_size, "strides": strides, "paddings": paddings, "ceil_mode": ceil_mode,
+                 "exclusive": exclusive, "divisor": divisor}
+        check("avg_pool2d", [x], attrs)
+        from minipaddle.framework.kernels.cpu.pooling import avg_pool2d_kernel
+        dout = _normal(*avg_pool2d_kernel(x, **attrs).shape, dtype=np.float64)
+        check("avg_pool2d_grad", [dout], {**attrs, "adaptive": False, "input_size": (5, 6)})
+
+
+def test_adaptive_pools_and_their_gradients_match_the_cpu():
+    x = _normal(1, 3, 7, 5)
+    check("adaptive_avg_pool2d", [x], {"output_size": (3, 2)})
+    check("adaptive_max_pool2d", [x], {"output_size": (3, 2)})
+    check("avg_pool2d_grad", [_normal(1, 3, 3, 2)], {"adaptive": True, "input_size": (7, 5)})
