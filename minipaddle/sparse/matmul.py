@@ -105,8 +105,9 @@ def _sparse_sparse(x: SparseTensor, y: SparseTensor) -> SparseTensor:
     # the pattern: every (i, j) some x[i, p] != stored and y[p, j] stored can reach
     reach = _pattern_matrix(x) @ _pattern_matrix(y)
     index = np.stack(np.nonzero(reach)).astype(np.int64).reshape(2, -1)
-    values = index_select(reshape(product, [-1]), to_tensor(linear_keys(index, x.shape)))
-    out = SparseCooTensor(to_tensor(index), values, [x.shape[0], y.shape[1]])
+    shape = [x.shape[0], y.shape[1]]
+    values = index_select(reshape(product, [-1]), to_tensor(linear_keys(index, shape)))
+    out = SparseCooTensor(to_tensor(index), values, shape)
     return out if isinstance(x, SparseCooTensor) else to_sparse_csr(out)
 
 
