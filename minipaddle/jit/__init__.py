@@ -13,7 +13,9 @@ core's static IR: to_static records the same ops into a Program that the Executo
     transformers/           one module per AST transformer
     convert_operators.py    the runtime helpers converted code calls (convert_ifelse, ...)
     error.py                errors mapped back to the user's source line
-    run_program.py          run a forward Program in dygraph (autograd records through it)
+    partial_program.py      a converted signature's forward + backward Programs, optimized (PartialProgram)
+    run_program_op.py       the run_program op: both Programs run by the Executor as one op of the eager graph
+    run_program.py          a forward Program run op by op in dygraph (the fallback; no_grad runs the Executor)
     input_spec.py           InputSpec
     io.py                   jit.save / jit.load (one format with static.save_inference_model)
     translated_layer.py     TranslatedLayer: a loaded Program as an nn.Layer

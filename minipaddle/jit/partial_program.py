@@ -24,6 +24,7 @@ cannot be built for raises `CannotBuild`, and the caller runs the Program op by 
 from __future__ import annotations
 
 import itertools
+import warnings
 
 from ..framework.dtype import DIFFERENTIABLE_KINDS
 from ..framework.errors import MinipaddleError
@@ -33,7 +34,7 @@ from ..framework.static.executor import Executor
 from ..framework.static.passes import BuildStrategy, PassManager
 from ..framework.static.program import Program
 
-__all__ = ["PartialProgram", "CannotBuild", "build_partial_program"]
+__all__ = ["PartialProgram", "CannotBuild", "build_partial_program", "partial_for"]
 
 _ids = itertools.count()
 
@@ -70,6 +71,42 @@ class PartialProgram:
     def __repr__(self) -> str:
         return (f"PartialProgram({self.program_id}: forward {self.forward_program.num_ops()} ops, "
                 f"backward {self.backward_program.num_ops()} ops, saves {len(self.saved_names)} values)")
+
+
+def partial_for(concrete, inputs: list, strategy: BuildStrategy | None, label: str) -> PartialProgram | None:
+    """The PartialProgram of a ConcreteProgram for these inputs' needs-grad flags (built once, cached on
+    `concrete`); None where nothing needs a gradient, the strategy asks for op by op, or the backward
+    cannot be built (then the warning says why, once)."""
+    if strategy is not None and strategy.to_static_op_by_op:
+        return None
+    flags = tuple([not t.stop_gradient for t in inputs] + [not t.stop_gradient for t in concrete._bound])
+    cache = concrete._partials
+    if flags in cache:
+        return cache[flags]
+    if not any(flags):
+        cache[flags] = None
+        return None
+    feed_names, fetch_names, params = concrete._run_args
+    names = list(feed_names) + list(params)
+    try:
+        _check_trainable(concrete.main_program, names[len(feed_names):], flags[len(feed_names):])
+        partial = build_partial_program(concrete.main_program, feed_names, fetch_names, names, flags, strategy,
+                                        label)
+    except CannotBuild as e:
+        warnings.warn(f"to_static: {label} runs its Program op by op through eager dispatch (slower): {e}.",
+                      stacklevel=4)
+        partial = None
+    cache[flags] = partial
+    return partial
+
+
+def _check_trainable(program: Program, names: list, flags: tuple) -> None:
+    """A parameter's stop_gradient must be what it was when the Program was built (its grad ops depend on it)."""
+    gb = program.global_block()
+    for name, flag in zip(names, flags):
+        var = gb.vars.get(name)
+        if var is not None and var.stop_gradient == flag and _differentiable(var):
+            raise CannotBuild(f"the stop_gradient of {name!r} changed since the program was built")
 
 
 def build_partial_program(program: Program, feed_names, fetch_names, input_names, trainable,

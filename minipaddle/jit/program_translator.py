@@ -11,9 +11,16 @@
     f.concrete_program.main_program
 
 `StaticFunction` is a descriptor, so it works on functions, methods and `Layer.forward`. A call
-in dygraph builds (or fetches from `program_cache`) a `ConcreteProgram`, then runs it with
-`run_program`, which records autograd: `loss.backward()` reaches the Layer's Parameters and the
-inputs, and an optimizer trains as it would eagerly.
+in dygraph builds (or fetches from `program_cache`) a `ConcreteProgram` per input signature and
+training mode, then runs it:
+
+  - when something needs a gradient, as ONE `run_program` op (run_program_op.py): a forward and a
+    backward Program, built once with append_backward's rules and optimized by the
+    `build_strategy`'s passes (partial_program.py), run by the Executor; `loss.backward()` reaches
+    the Layer's Parameters and the inputs, and an optimizer trains as it would eagerly. Where the
+    backward cannot be built (or `BuildStrategy(to_static_op_by_op=True)` asks for it) the Program
+    runs op by op through eager dispatch instead (run_program.py), with a warning saying why;
+  - under `paddle.no_grad()` (or when nothing needs a gradient), through the Executor alone.
 """
 from __future__ import annotations
 
@@ -33,7 +40,7 @@ from ..framework.tensor import Tensor
 from ..framework.thread_modes import modes
 from . import error as jst_error
 from .convert_call_func import convert_callable, converted
-from .partial_program import CannotBuild, build_partial_program
+from .partial_program import partial_for
 from .run_program import run_program
 from .run_program_op import run_partial_program
 
@@ -364,7 +371,8 @@ class StaticFunction:
     def _run(self, concrete: ConcreteProgram, leaves: list):
         inputs = [v for v in leaves if isinstance(v, Tensor)]
         try:
-            partial = self._partial(concrete, inputs) if modes.grad_enabled else None
+            partial = partial_for(concrete, inputs, self._build_strategy, self.__qualname__) \
+                if modes.grad_enabled else None
             if partial is not None:  # training: forward and backward Programs as one run_program op
                 outs = run_partial_program(partial, inputs + concrete._bound)
             else:                    # no gradient wanted (the Executor), or op by op through dispatch
@@ -378,32 +386,6 @@ class StaticFunction:
         out_spec, placed = concrete._out_spec
         results = iter(outs)
         return _unflatten(out_spec, iter([next(results) if p is _FETCH else p for p in placed]))
-
-    def _partial(self, concrete: ConcreteProgram, inputs: list):
-        """The PartialProgram for these inputs' needs-grad flags (built once); None where nothing needs
-        a gradient, the strategy asks for op by op, or the backward cannot be built (then warned once)."""
-        strategy = self._build_strategy
-        if strategy is not None and strategy.to_static_op_by_op:
-            return None
-        flags = tuple([not t.stop_gradient for t in inputs] + [not t.stop_gradient for t in concrete._bound])
-        cache = concrete._partials
-        if flags in cache:
-            return cache[flags]
-        if not any(flags):
-            cache[flags] = None
-            return None
-        feed_names, fetch_names, params = concrete._run_args
-        names = list(feed_names) + list(params)
-        try:
-            _check_trainable(concrete.main_program, names[len(feed_names):], flags[len(feed_names):])
-            partial = build_partial_program(concrete.main_program, feed_names, fetch_names, names, flags,
-                                            strategy, self.__qualname__)
-        except CannotBuild as e:
-            warnings.warn(f"to_static: {self.__qualname__} runs its Program op by op through eager dispatch "
-                          f"(slower): {e}.", stacklevel=4)
-            partial = None
-        cache[flags] = partial
-        return partial
 
     # ---- Paddle's inspection API ---------------------------------------------------------------
     @property
@@ -442,15 +424,6 @@ class StaticFunction:
 
     def __repr__(self) -> str:
         return f"<StaticFunction {self.__qualname__}, {len(self.program_cache)} program(s)>"
-
-
-def _check_trainable(program: Program, names: list, flags: tuple) -> None:
-    """A parameter's stop_gradient must be what it was when the Program was built (its grad ops depend on it)."""
-    gb = program.global_block()
-    for name, flag in zip(names, flags):
-        var = gb.vars.get(name)
-        if var is not None and var.stop_gradient == flag and var._data.dtype.kind in "fcV":
-            raise CannotBuild(f"the stop_gradient of {name!r} changed since the program was built")
 
 
 # ---- the public entry points ------------------------------------------------------------------------

@@ -1,8 +1,10 @@
-"""run_program: run a forward static Program in dygraph, so autograd records through it.
+"""run_program: run a forward static Program in dygraph op by op, so autograd records through it.
 
-A converted function (`@to_static`) and a loaded model (`jit.load`) both hold a Program, but
-their callers want eager Tensors back and `loss.backward()` to reach the inputs and the
-Layer's own Parameters. `run_program` walks the global block and sends each op through eager
+A loaded model (`jit.load`) holds a Program -- as does a converted function (`@to_static`), which
+trains through the run_program *op* (run_program_op.py) and comes here only where that op's
+backward Program cannot be built, when asked to (`BuildStrategy(to_static_op_by_op=True)`), or
+under no_grad. Their callers want eager Tensors back and `loss.backward()` to reach the inputs
+and the Layer's own Parameters. `run_program` walks the global block and sends each op through eager
 `dispatch` -- the same OpDefs the Executor runs -- with variables bound to Tensors:
 
     outs = run_program(program, ["x"], [x], [logits.name], {p.name: p for p in layer.parameters()})
