@@ -263,3 +263,14 @@ add_kernel("adaptive_avg_pool2d", "gpu", POOL_FLOATS,
            LazyKernel("minipaddle.framework.kernels.cuda.pooling:adaptive_avg_pool2d"), name="cuda")
 add_kernel("avg_pool2d_grad", "gpu", POOL_FLOATS,
            LazyKernel("minipaddle.framework.kernels.cuda.pooling:avg_pool2d_grad"), name="cuda")
+NORM_FLOATS = ("float32", "float64")
+add_kernel("batch_norm", "gpu", NORM_FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.norm:batch_norm"),
+           name="cuda_composed")
+add_kernel("batch_norm_grad", "gpu", NORM_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cuda.norm:batch_norm_grad"), name="cuda_composed")
+add_kernel("batch_norm_update", "gpu", NORM_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cuda.norm:batch_norm_update"), name="cuda_composed")
+add_kernel("layer_norm", "gpu", NORM_FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.norm:layer_norm"),
+           name="cuda_composed")
+add_kernel("layer_norm_grad", "gpu", NORM_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cuda.norm:layer_norm_grad"), name="cuda_composed")

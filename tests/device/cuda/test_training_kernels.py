@@ -90,3 +90,48 @@ def test_adaptive_pools_and_their_gradients_match_the_cpu():
     check("adaptive_avg_pool2d", [x], {"output_size": (3, 2)})
     check("adaptive_max_pool2d", [x], {"output_size": (3, 2)})
     check("avg_pool2d_grad", [_normal(1, 3, 3, 2)], {"adaptive": True, "input_size": (7, 5)})
+
+
+# ---- batch_norm and layer_norm -------------------------------------------------------------------
+def _channel_vectors(c: int, dtype=np.float32):
+    """weight, bias, running mean and a positive running variance for c channels."""
+    return _normal(c, dtype=dtype), _normal(c, dtype=dtype), _normal(c, dtype=dtype), \
+        (RNG.random(c) + 0.5).astype(dtype)
+
+
+@pytest.mark.parametrize("shape, data_format, use_global_stats", [
+    ((3, 4, 2, 3), "NCHW", False), ((3, 4, 2, 3), "NCHW", True), ((4, 3, 2), "NLC", False), ((5, 3), "NC", True)])
+def test_batch_norm_forward_and_backward_match_the_cpu(shape, data_format, use_global_stats):
+    x = _normal(*shape) * 3.0 + 10.0                          # a mean far from 0: centred before scaling
+    c = shape[-1] if data_format == "NLC" else shape[1]
+    scale, bias, mean, variance = _channel_vectors(c)
+    attrs = {"epsilon": 1e-5, "data_format": data_format, "use_global_stats": use_global_stats, "is_test": False}
+    check("batch_norm", [x, scale, bias, mean, variance], attrs, rtol=1e-5, atol=1e-5)
+    from minipaddle.framework.kernels.cpu.norm import batch_norm_numba
+    _, saved_mean, saved_variance = batch_norm_numba(x, scale, bias, mean, variance, **attrs)
+    check("batch_norm_grad", [x, scale, saved_mean, saved_variance, _normal(*shape)], attrs, rtol=1e-4, atol=1e-5)
+
+
+def test_batch_norm_in_a_static_programs_test_clone_and_the_running_stats_update():
+    x = _normal(2, 3, 2, 2, dtype=np.float64)
+    scale, bias, mean, variance = _channel_vectors(3, np.float64)
+    check("batch_norm", [x, scale, bias, mean, variance], {"is_test": True}, rtol=1e-12, atol=1e-12)
+    batch_mean, batch_var = _normal(3), (RNG.random(3) + 0.5).astype(np.float32)
+    for is_test in (False, True):
+        check("batch_norm_update", [mean.astype(np.float32), variance.astype(np.float32), batch_mean, batch_var],
+              {"momentum": 0.8, "is_test": is_test})
+
+
+@pytest.mark.parametrize("shape, begin_norm_axis", [((4, 6), 1), ((2, 3, 5), 2)])
+def test_layer_norm_forward_and_backward_match_the_cpu(shape, begin_norm_axis):
+    x = _normal(*shape, dtype=np.float64) + 5.0
+    k = int(np.prod(shape[begin_norm_axis:]))
+    scale, bias = _normal(k, dtype=np.float64), _normal(k, dtype=np.float64)
+    attrs = {"epsilon": 1e-5, "begin_norm_axis": begin_norm_axis}
+    check("layer_norm", [x, scale, bias], attrs, rtol=1e-10, atol=1e-10)
+    from minipaddle.framework.kernels.cpu.norm import layer_norm_numba
+    _, saved_mean, saved_variance = layer_norm_numba(x, scale, bias, **attrs)
+    check("layer_norm_grad", [x, scale, saved_mean, saved_variance, _normal(*shape, dtype=np.float64)], attrs,
+          rtol=1e-10, atol=1e-10)
+    check("layer_norm", [x.astype(np.float32), scale.astype(np.float32), bias.astype(np.float32)], attrs,
+          rtol=1e-5, atol=1e-5)
