@@ -23,11 +23,12 @@ from .tensor import SparseCooTensor, SparseCsrTensor, SparseTensor
 def _check_operands(op: str, x, y) -> None:
     if not isinstance(x, SparseTensor) or not isinstance(y, SparseTensor):
         got = f"x is {type(x).__name__}, y is {type(y).__name__}"
-        if isinstance(y, (numbers.Number, Tensor)) or isinstance(x, (numbers.Number, Tensor)):
+        if isinstance(y, Tensor) or isinstance(x, Tensor):   # Paddle: no sparse (op) dense kernel
             raise unimplemented(op, f"both operands must be sparse tensors; {got}.",
                                 hint="convert the dense one with .to_sparse_coo(n) or .to_sparse_csr(), or "
                                      "the sparse one with .to_dense().")
-        raise invalid_argument(op, f"both operands must be sparse tensors; {got}.")
+        raise invalid_argument(op, f"both operands must be sparse tensors; {got}.",
+                               hint="only multiply and divide take a number.")
     if x.is_sparse_coo() != y.is_sparse_coo():
         raise unimplemented(op, "x and y must have the same layout (both COO or both CSR).",
                             hint="convert one with to_sparse_coo(n) or to_sparse_csr().")
