@@ -273,3 +273,25 @@ def test_a_recorded_training_step_has_one_run_program_node_and_its_programs():
     runs = {r["program"]: [s["type"] for s in r["steps"]] for r in doc["program_runs"]}
     assert runs[fwd] == ["linear", "relu", "linear"] and "relu_grad" in runs[bwd]
     assert "run_program" in [g["op"] for g in doc["graph"]["backward"]["nodes"] if "op" in g]
+
+
+def test_dropout_draws_the_masks_eager_draws_under_the_same_seed():
+    class Drop(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc, self.drop = nn.Linear(16, 16), nn.Dropout(0.5)
+
+        def forward(self, x):
+            return self.drop(self.fc(x) * 0.0 + 1.0)   # ones through dropout: the output is the mask * 2
+
+    def masks(convert):
+        paddle.seed(9)
+        net = Drop()
+        net = paddle.jit.to_static(net) if convert else net
+        out = [net(paddle.ones([8, 16])) for _ in range(3)]
+        out[-1].sum().backward()
+        return [o.numpy() for o in out]
+    got, want = masks(True), masks(False)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    assert set(np.unique(got[0])) == {0.0, 2.0} and not np.array_equal(got[0], got[1])
