@@ -274,3 +274,7 @@ add_kernel("layer_norm", "gpu", NORM_FLOATS, LazyKernel("minipaddle.framework.ke
            name="cuda_composed")
 add_kernel("layer_norm_grad", "gpu", NORM_FLOATS,
            LazyKernel("minipaddle.framework.kernels.cuda.norm:layer_norm_grad"), name="cuda_composed")
+add_kernel("cross_entropy_with_softmax", "gpu", ("float32", "float64"),
+           LazyKernel("minipaddle.framework.kernels.cuda.loss:cross_entropy_with_softmax"), name="cuda")
+add_kernel("cross_entropy_with_softmax_grad", "gpu", ("float32", "float64"),
+           LazyKernel("minipaddle.framework.kernels.cuda.loss:cross_entropy_with_softmax_grad"), name="cuda")

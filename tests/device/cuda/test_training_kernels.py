@@ -135,3 +135,38 @@ def test_layer_norm_forward_and_backward_match_the_cpu(shape, begin_norm_axis):
           rtol=1e-10, atol=1e-10)
     check("layer_norm", [x.astype(np.float32), scale.astype(np.float32), bias.astype(np.float32)], attrs,
           rtol=1e-5, atol=1e-5)
+
+
+# ---- the fused softmax cross-entropy ---------------------------------------------------------------
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the simulator's 1 / 0 on the row of -inf, in numpy scalars
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("ignore_index", [-100, 1])
+def test_cross_entropy_with_softmax_and_its_gradient_match_the_cpu(reduction, ignore_index):
+    logits = _normal(6, 4) * 3.0
+    logits[5] = -np.inf                                       # a row of -inf: nan, as on the CPU
+    label = np.array([0, 3, 1, 2, 1, 1], np.int64)           # label 1 is ignored in half of the cases
+    attrs = {"ignore_index": ignore_index, "axis": -1, "reduction": reduction}
+    check("cross_entropy_with_softmax", [logits, label], attrs)
+    from minipaddle.framework.kernels.cpu.loss import cross_entropy_numba
+    softmax, loss = cross_entropy_numba(logits[:5], label[:5], **attrs)
+    check("cross_entropy_with_softmax_grad", [softmax, label[:5].copy(), _normal(*loss.shape)], attrs)
+
+
+def test_cross_entropy_along_a_middle_axis_with_kept_label_dims_and_int32_labels():
+    logits = _normal(2, 3, 4, dtype=np.float64)               # classes along axis 1
+    label = RNG.integers(0, 3, (2, 1, 4)).astype(np.int32)
+    attrs = {"ignore_index": -100, "axis": 1, "reduction": "none"}
+    check("cross_entropy_with_softmax", [logits, label], attrs, rtol=1e-12, atol=1e-12)
+    softmax = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    check("cross_entropy_with_softmax_grad", [softmax, label, _normal(2, 1, 4, dtype=np.float64)], attrs)
+
+
+def test_a_bad_label_is_the_ops_error_on_the_gpu_too():
+    from numba import cuda
+
+    from minipaddle.framework.errors import InvalidArgument
+    from minipaddle.framework.kernels.cuda.loss import cross_entropy_with_softmax
+    logits, label = cuda.to_device(_normal(3, 4)), cuda.to_device(np.array([0, 4, -1], np.int64))
+    with pytest.raises(InvalidArgument, match=r"cross_entropy_with_softmax: label 4 is out of range: "
+                                              r"expected 0 <= label < 4"):
+        cross_entropy_with_softmax(logits, label)
