@@ -295,3 +295,30 @@ def test_dropout_draws_the_masks_eager_draws_under_the_same_seed():
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
     assert set(np.unique(got[0])) == {0.0, 2.0} and not np.array_equal(got[0], got[1])
+
+
+def test_an_input_spec_with_a_free_batch_trains_every_batch_size_as_eagerly():
+    """A -1 batch dim: batch norm's grad rule needs the batch size, so the backward Program holds run-time
+    `backward_rule` ops; one Program serves batches of 6 and 4."""
+    spec = [paddle.static.InputSpec([None, 1, 8, 8], "float32")]
+    rng = np.random.default_rng(0)
+    batches = [(paddle.to_tensor(rng.standard_normal((b, 1, 8, 8)).astype("float32")),
+                paddle.to_tensor(rng.integers(0, 3, b).astype("int64"))) for b in (6, 4, 6)]
+
+    def run(convert):
+        paddle.seed(0)
+        net = paddle.jit.to_static(LeNet(), input_spec=spec) if convert else LeNet()
+        grads = []
+        for x, y in batches:
+            F.cross_entropy(net(x), y).backward()
+            grads.append([p.grad.numpy().copy() for p in net.parameters() if p.grad is not None])
+            net.clear_gradients()
+        return net, grads
+    net, got = run(True)
+    _, want = run(False)
+    (cp,) = net.forward.program_cache.values()
+    (partial,) = cp._partials.values()
+    assert "backward_rule" in [op.type for op in partial.backward_program.global_block().ops]
+    for gs, ws in zip(got, want):
+        for g, w in zip(gs, ws):
+            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
