@@ -1,6 +1,9 @@
 """sparse.matmul and friends: the CSR kernel against scipy, gradients against central differences."""
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -82,3 +85,21 @@ def test_matmul_shape_and_dtype_errors_name_both_operands():
         S.matmul(x, paddle.ones([4, 2]))
     with pytest.raises(NotImplementedError, match="paddle.matmul"):
         S.matmul(paddle.ones([3, 4]), paddle.ones([4, 2]))
+
+
+def test_sparse_times_sparse_gradient_reaches_both_values():
+    a, b = random_sparse((3, 4), 0.5, seed=13), random_sparse((4, 2), 0.5, seed=14)
+    (ia, va), (ib, vb) = coo_parts(a), coo_parts(b)
+
+    def f(x_values, y_values):
+        x = S.sparse_coo_tensor(ia, x_values, a.shape, stop_gradient=False)
+        y = S.sparse_coo_tensor(ib, y_values, b.shape, stop_gradient=False)
+        return S.matmul(x, y).to_dense()
+    check_grad(f, [va, vb])
+
+
+def test_the_csr_kernel_compiles_on_first_use_not_at_import():
+    code = ("import sys, minipaddle as paddle; paddle.sparse.sparse_coo_tensor([[0], [0]], [1.0]);"
+            "print('minipaddle.sparse.kernels' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
