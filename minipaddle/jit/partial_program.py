@@ -28,6 +28,7 @@ import warnings
 
 from ..framework.dtype import DIFFERENTIABLE_KINDS
 from ..framework.errors import MinipaddleError
+from ..framework.registry import DEVICE_ARRAY_TYPES
 from ..framework.static import builder
 from ..framework.static.backward import gradients
 from ..framework.static.executor import Executor
@@ -79,7 +80,10 @@ def partial_for(concrete, inputs: list, strategy: BuildStrategy | None, label: s
     cannot be built (then the warning says why, once)."""
     if strategy is not None and strategy.to_static_op_by_op:
         return None
-    flags = tuple([not t.stop_gradient for t in inputs] + [not t.stop_gradient for t in concrete._bound])
+    tensors = inputs + concrete._bound
+    if DEVICE_ARRAY_TYPES and any(type(t._data) in DEVICE_ARRAY_TYPES for t in tensors):
+        return None  # on the GPU: op by op, as before (the run_program kernel is registered for the CPU)
+    flags = tuple([not t.stop_gradient for t in tensors])
     cache = concrete._partials
     if flags in cache:
         return cache[flags]
