@@ -19,6 +19,7 @@ from ..framework.creation import to_tensor
 from ..framework.dispatch import dispatch
 from ..framework.errors import invalid_argument, unimplemented
 from ..framework.ops.indexing import index_select
+from ..framework.ops.joining import stack
 from ..framework.ops.manipulation import reshape
 from ..framework.ops.reduction import sum as reduce_sum
 from ..framework.registry import LazyKernel, add_kernel, new_meta, register_op
@@ -69,19 +70,24 @@ def _sampled_product(x: Tensor, y: Tensor, rows: np.ndarray, cols: np.ndarray, t
 
 # ---- the public functions ---------------------------------------------------------------------
 def _check_product(op: str, x, y) -> None:
-    if len(x.shape) != 2 or len(y.shape) != 2:
-        raise unimplemented(op, f"minipaddle multiplies 2-D operands only, got x of shape {x.shape} and y of "
-                                f"shape {y.shape}.", hint="loop over the batch, or use to_dense().")
-    if x.shape[1] != y.shape[0]:
-        raise invalid_argument(op, f"x's last dim ({x.shape[1]}) must equal y's first dim ({y.shape[0]}); "
-                                   f"got x of shape {x.shape} and y of shape {y.shape}.")
+    xs, ys = list(x.shape), list(y.shape)
+    if len(xs) not in (2, 3) or len(ys) != len(xs):
+        raise unimplemented(op, f"x and y must both be 2-D matrices or both 3-D batches, got x of shape {xs} "
+                                f"and y of shape {ys}.", hint="reshape the dense operand to match.")
+    if xs[-1] != ys[-2]:
+        raise invalid_argument(op, f"x's last dim ({xs[-1]}) must equal y's second-to-last dim ({ys[-2]}); "
+                                   f"got x of shape {xs} and y of shape {ys}.")
+    if len(xs) == 3 and xs[0] != ys[0]:
+        raise invalid_argument(op, f"x and y must have the same batch size, got x of shape {xs} and y of "
+                                   f"shape {ys}.")
     if x.dtype != y.dtype:
         raise invalid_argument(op, f"x ({x.dtype}) and y ({y.dtype}) must have the same dtype.",
                                hint="cast one of them: paddle.sparse.cast(x, value_dtype=...) or y.astype(...).")
 
 
 def matmul(x, y, name=None):
-    """x @ y with x sparse: sparse @ dense is dense, sparse @ sparse keeps x's layout.
+    """x @ y with x sparse (a matrix, or a 3-D batch times a 3-D dense batch): sparse @ dense is dense,
+    sparse @ sparse keeps x's layout.
 
     >>> a = paddle.sparse.sparse_csr_tensor([0, 1, 2], [1, 0], [2.0, 3.0], [2, 2])   # doctest: +SKIP
     >>> paddle.sparse.matmul(a, paddle.ones([2, 3])).numpy()                          # doctest: +SKIP
@@ -94,10 +100,29 @@ def matmul(x, y, name=None):
     if isinstance(y, SparseTensor):
         return _sparse_sparse(x, y)
     csr = coo_to_csr(x) if isinstance(x, SparseCooTensor) else x
-    return _csr_dense(csr.crows(), csr.cols(), csr.values(), y, x.shape[0])
+    if csr.ndim == 2:
+        return _csr_dense(csr.crows(), csr.cols(), csr.values(), y, x.shape[0])
+    return _batched_csr_dense(csr, y)
+
+
+def _batched_csr_dense(x: SparseCsrTensor, y: Tensor) -> Tensor:
+    """A batch of CSR matrices times a batch of dense ones: one product per matrix, stacked."""
+    batch, rows = x.shape[0], x.shape[1]
+    crows = x.crows().numpy().reshape(batch, rows + 1)
+    start = 0
+    products = []
+    for b in range(batch):
+        stop = start + int(crows[b, -1])
+        products.append(_csr_dense(to_tensor(crows[b]), to_tensor(x.cols().numpy()[start:stop]),
+                                   x.values()[start:stop], y[b], rows))
+        start = stop
+    return stack(products)
 
 
 def _sparse_sparse(x: SparseTensor, y: SparseTensor) -> SparseTensor:
+    if x.ndim != 2:
+        raise unimplemented("sparse.matmul", f"sparse @ sparse takes 2-D matrices, got shapes {x.shape} and "
+                                             f"{y.shape}.", hint="multiply the matrices of the batch one by one.")
     if x.is_sparse_coo() != y.is_sparse_coo():
         raise unimplemented("sparse.matmul", "x and y must have the same layout (both COO or both CSR).",
                             hint="convert one with to_sparse_coo(2) or to_sparse_csr().")
@@ -143,6 +168,8 @@ def masked_matmul(x: Tensor, y: Tensor, mask, name=None):
     if not isinstance(mask, SparseTensor):
         raise invalid_argument("masked_matmul", f"mask must be a sparse tensor, got {type(mask).__name__}.")
     _check_product("masked_matmul", x, y)
+    if len(x.shape) != 2:
+        raise unimplemented("masked_matmul", f"x and y must be 2-D, got shapes {list(x.shape)} and {list(y.shape)}.")
     if mask.shape != [x.shape[0], y.shape[1]]:
         raise invalid_argument("masked_matmul", f"mask's shape {mask.shape} must be x @ y's shape "
                                                 f"{[x.shape[0], y.shape[1]]} (x {x.shape}, y {y.shape}).")

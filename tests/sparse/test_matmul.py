@@ -103,3 +103,15 @@ def test_the_csr_kernel_compiles_on_first_use_not_at_import():
             "print('minipaddle.sparse.kernels' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_batched_csr_times_batched_dense_and_its_gradients():
+    a = random_sparse((2, 3, 4), 0.5, seed=15)
+    index, values = coo_parts(a)
+    dense = np.random.default_rng(16).standard_normal((2, 4, 3))
+    out = S.matmul(paddle.to_tensor(a).to_sparse_csr(), paddle.to_tensor(dense))
+    np.testing.assert_allclose(out.numpy(), a @ dense)
+    check_grad(lambda v, d: S.matmul(S.sparse_coo_tensor(index, v, a.shape, stop_gradient=False), d),
+               [values, dense])
+    with pytest.raises(InvalidArgument, match="same batch size"):
+        S.matmul(paddle.to_tensor(a).to_sparse_csr(), paddle.ones([3, 4, 3], dtype="float64"))
