@@ -278,3 +278,4 @@ add_kernel("cross_entropy_with_softmax", "gpu", ("float32", "float64"),
            LazyKernel("minipaddle.framework.kernels.cuda.loss:cross_entropy_with_softmax"), name="cuda")
 add_kernel("cross_entropy_with_softmax_grad", "gpu", ("float32", "float64"),
            LazyKernel("minipaddle.framework.kernels.cuda.loss:cross_entropy_with_softmax_grad"), name="cuda")
+add_kernel("linear", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.linear:linear"), name="cuda")

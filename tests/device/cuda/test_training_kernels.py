@@ -170,3 +170,91 @@ def test_a_bad_label_is_the_ops_error_on_the_gpu_too():
     with pytest.raises(InvalidArgument, match=r"cross_entropy_with_softmax: label 4 is out of range: "
                                               r"expected 0 <= label < 4"):
         cross_entropy_with_softmax(logits, label)
+
+
+# ---- linear ----------------------------------------------------------------------------------------
+def test_linear_folds_leading_dims_into_one_matmul_and_adds_the_bias():
+    check("linear", [_normal(2, 3, 4), _normal(4, 5), _normal(5)], rtol=1e-5, atol=1e-5)
+    check("linear", [_normal(3, 4, dtype=np.float64), _normal(4, 2, dtype=np.float64), _normal(2, dtype=np.float64)],
+          rtol=1e-12, atol=1e-12)
+
+
+# ---- Adam's update ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("amsgrad", [False, True])
+def test_adam_step_on_the_gpu_matches_the_cpus_over_three_steps(amsgrad):
+    from numba import cuda
+
+    from minipaddle.framework.kernels.cuda.optimizer import adam_init_state, adam_step
+    from minipaddle.optimizer.adam import adam_step as adam_step_cpu
+    group = {"beta1": 0.8, "beta2": 0.99, "epsilon": 1e-6, "amsgrad": amsgrad}
+    p_cpu = _normal(3, 5)
+    p_gpu = cuda.to_device(p_cpu)
+    state_gpu = adam_init_state(p_gpu, group)
+    state_cpu = {name: (v.copy_to_host() if hasattr(v, "copy_to_host") else v.copy()) for name, v in state_gpu.items()}
+    for step in range(3):
+        grad = _normal(3, 5) * (3.0 - step)                   # shrinking gradients: amsgrad's max matters
+        adam_step_cpu(p_cpu, grad, 0.05, state_cpu, group)
+        adam_step(p_gpu, cuda.to_device(grad), 0.05, state_gpu, group)
+    np.testing.assert_allclose(p_gpu.copy_to_host(), p_cpu, rtol=1e-6, atol=1e-6)
+    for name, value in state_cpu.items():
+        got = state_gpu[name].copy_to_host() if hasattr(state_gpu[name], "copy_to_host") else state_gpu[name]
+        np.testing.assert_allclose(got, value, rtol=1e-6, atol=1e-7, err_msg=name)
+
+
+# ---- a small conv net: one training step on the GPU gives what it gives on the CPU -------------------
+def _conv_net_step(device: str):
+    """conv2d -> batch_norm -> relu -> max_pool2d -> flatten -> dropout -> linear -> cross_entropy, backward,
+    one Adam step; returns (loss, {name: grad}, {name: param after the step}, {name: (moment1, moment2)})."""
+    import minipaddle as paddle
+    import minipaddle.nn.functional as F
+    rng = np.random.default_rng(3)
+    # no conv bias: batch_norm removes it, so its gradient is rounding noise, which Adam's m / sqrt(v) enlarges
+    init = {"conv_w": rng.standard_normal((3, 2, 3, 3)) * 0.3,
+            "bn_w": rng.random(3) + 0.5, "bn_b": rng.standard_normal(3) * 0.1,
+            "fc_w": rng.standard_normal((12, 4)) * 0.3, "fc_b": rng.standard_normal(4) * 0.1}
+    images, labels = rng.standard_normal((2, 2, 4, 4)).astype(np.float32), np.array([1, 3])
+    paddle.set_device(device)
+    try:
+        p = {name: paddle.to_tensor(v.astype(np.float32), stop_gradient=False) for name, v in init.items()}
+        h = F.conv2d(paddle.to_tensor(images), p["conv_w"], padding=1)
+        # batch statistics without the running-stats update (checked on its own above: batch_norm_update)
+        h = F.batch_norm(h, paddle.zeros([3]), paddle.ones([3]), p["bn_w"], p["bn_b"], training=False,
+                         use_global_stats=False)
+        h = F.dropout(paddle.flatten(F.max_pool2d(F.relu(h), 2), 1), p=0.0)
+        logits = paddle.matmul(h, p["fc_w"]) + p["fc_b"]   # (F.linear's meta reads x.shape[-1]: no simulator)
+        loss = F.cross_entropy(logits, paddle.to_tensor(labels))
+        loss.backward()
+        assert all(str(t.grad.place) == str(loss.place) for t in p.values())
+        grads = {name: t.grad.numpy() for name, t in p.items()}
+        moments = _adam_step(device, list(p.values()))
+        return float(loss), grads, {name: t.numpy() for name, t in p.items()}, moments
+    finally:
+        paddle.set_device("cpu")
+
+
+def _adam_step(device: str, params: list) -> list:
+    """One Adam step (lr 0.01): paddle.optimizer.Adam on the CPU, the GPU's adam_step kernel on the GPU."""
+    import minipaddle as paddle
+    if device == "cpu":
+        opt = paddle.optimizer.Adam(learning_rate=0.01, parameters=params)
+        opt.step()
+        return [(opt._accumulators[id(t)]["moment1"], opt._accumulators[id(t)]["moment2"]) for t in params]
+    from minipaddle.framework.kernels.cuda.optimizer import adam_init_state, adam_step
+    group = {"beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8, "amsgrad": False}
+    moments = []
+    for t in params:
+        state = adam_init_state(t._data, group)
+        adam_step(t._data, t.grad._data, 0.01, state, group)
+        moments.append((state["moment1"].copy_to_host(), state["moment2"].copy_to_host()))
+    return moments
+
+
+def test_a_conv_net_trains_one_adam_step_on_the_gpu_as_on_the_cpu():
+    cpu, gpu = _conv_net_step("cpu"), _conv_net_step("gpu")
+    np.testing.assert_allclose(gpu[0], cpu[0], rtol=1e-5)
+    for name in cpu[1]:
+        np.testing.assert_allclose(gpu[1][name], cpu[1][name], rtol=1e-4, atol=1e-5, err_msg=name)
+        np.testing.assert_allclose(gpu[2][name], cpu[2][name], rtol=1e-5, atol=1e-6, err_msg=name)
+    for (m_gpu, v_gpu), (m_cpu, v_cpu) in zip(gpu[3], cpu[3]):
+        np.testing.assert_allclose(m_gpu, m_cpu, rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(v_gpu, v_cpu, rtol=1e-4, atol=1e-10)
