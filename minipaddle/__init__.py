@@ -121,6 +121,17 @@ def _wire_flags() -> None:
 _wire_flags()
 
 
+def _load_sparse() -> None:
+    """Tensor.to_sparse_coo/csr: paddle.sparse registers the conversions with the core when it loads."""
+    import importlib
+    importlib.import_module(".sparse", __name__)
+
+
+from .framework.ops import tensor_methods as _tensor_methods  # noqa: E402
+
+_tensor_methods.load_sparse = _load_sparse
+
+
 def load_ipython_extension(ipython) -> None:
     """`%load_ext minipaddle`: register the notebook magics (%%paddle_trace, %paddle_graph, ...)."""
     from .notebook.magics import load_ipython_extension as load

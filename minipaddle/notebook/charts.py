@@ -43,13 +43,7 @@ def line_chart(series: dict[str, list[float]], title: str = "", width: int = 480
     def y_of(v: float) -> float:
         return top + ph * (1 - (tf(v) - lo) / (hi - lo))
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'font-family="sans-serif" font-size="11">',
-           f'<rect width="{width}" height="{height}" fill="white"/>',
-           f'<text x="{width / 2}" y="16" text-anchor="middle" font-size="13">{html.escape(title)}</text>',
-           f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="#444"/>',
-           f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + ph}" stroke="#444"/>',
-           f'<text x="{left + pw / 2}" y="{height - 6}" text-anchor="middle">{html.escape(xlabel)}</text>']
+    out = _frame(width, height, left, top, pw, ph, title, xlabel)
     for t in _ticks(lo, hi):
         y = top + ph * (1 - (t - lo) / (hi - lo))
         label = f"{10 ** t:.3g}" if log_y else f"{t:.3g}"
@@ -91,15 +85,9 @@ def xy_chart(curves: dict[str, tuple], title: str = "", width: int = 480, height
     def y_of(v: float) -> float:
         return top + ph * (1 - (v - y_lo) / (y_hi - y_lo))
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'font-family="sans-serif" font-size="11">',
-           f'<rect width="{width}" height="{height}" fill="white"/>',
-           f'<text x="{width / 2}" y="16" text-anchor="middle" font-size="13">{html.escape(title)}</text>',
-           f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="#444"/>',
-           f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + ph}" stroke="#444"/>',
-           f'<text x="{left + pw / 2}" y="{height - 6}" text-anchor="middle">{html.escape(xlabel)}</text>',
-           f'<text x="12" y="{top + ph / 2}" text-anchor="middle" transform="rotate(-90 12 {top + ph / 2})">'
-           f'{html.escape(ylabel)}</text>']
+    out = _frame(width, height, left, top, pw, ph, title, xlabel)
+    out.append(f'<text x="12" y="{top + ph / 2}" text-anchor="middle" transform="rotate(-90 12 {top + ph / 2})">'
+               f'{html.escape(ylabel)}</text>')
     for t in _ticks(y_lo, y_hi):
         y = y_of(t)
         out.append(f'<line x1="{left - 4}" y1="{y:.1f}" x2="{left + pw}" y2="{y:.1f}" stroke="#eee"/>')
@@ -140,3 +128,14 @@ def _range(values: list[float]) -> tuple[float, float]:
 def _legend(name: str, colour: str, right: float, top: float, k: int) -> str:
     return (f'<text x="{right - 4}" y="{top + 14 + 14 * k}" text-anchor="end" fill="{colour}">'
             f'{html.escape(name)}</text>')
+
+
+def _frame(width: int, height: int, left: float, top: float, pw: float, ph: float, title: str, xlabel: str) -> list:
+    """The SVG's opening, white background, title, both axes and the x label."""
+    return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'font-family="sans-serif" font-size="11">',
+            f'<rect width="{width}" height="{height}" fill="white"/>',
+            f'<text x="{width / 2}" y="16" text-anchor="middle" font-size="13">{html.escape(title)}</text>',
+            f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="#444"/>',
+            f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + ph}" stroke="#444"/>',
+            f'<text x="{left + pw / 2}" y="{height - 6}" text-anchor="middle">{html.escape(xlabel)}</text>']
