@@ -202,6 +202,18 @@ AVG_POOL2D_GRAD = register_op("avg_pool2d_grad", inputs=("dout",), infer_meta=av
                               attrs={**_AVG_ATTRS, "adaptive": (bool, False), "input_size": (tuple, (1, 1))})
 add_kernel("max_pool2d", "cpu", POOL_FLOATS,
            LazyKernel("minipaddle.framework.kernels.cpu.pooling:max_pool2d_kernel"), name="numba")
+# The select loops of kernels/cpu/pooling_fast.py (2x2/2 written out) run by default; the index-array
+# walk above and the threaded variant stay candidates the autotuner times per shape class.
+add_kernel("max_pool2d", "cpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.pooling_fast:max_pool2d_rows"), name="rows", priority=2)
+add_kernel("max_pool2d", "cpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.pooling_fast:max_pool2d_rows_parallel"),
+           name="rows_parallel", priority=1)
+add_kernel("max_pool2d_grad", "cpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.pooling_fast:max_pool2d_grad_rows"), name="rows", priority=2)
+add_kernel("max_pool2d_grad", "cpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.pooling_fast:max_pool2d_grad_rows_parallel"),
+           name="rows_parallel", priority=1)
 add_kernel("adaptive_max_pool2d", "cpu", POOL_FLOATS,
            LazyKernel("minipaddle.framework.kernels.cpu.pooling:adaptive_max_pool2d_kernel"), name="numba")
 add_kernel("max_pool2d_grad", "cpu", POOL_FLOATS,

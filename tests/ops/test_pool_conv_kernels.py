@@ -1,0 +1,146 @@
+"""The fast pooling and convolution kernels (kernels/cpu/pooling_fast.py, conv_fast.py) against the
+kernels they sped up and against numpy: every geometry (padding, stride, dilation, groups,
+ceil_mode), NaN, non-contiguous inputs; gradients by central differences in float64."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import minipaddle as paddle
+import minipaddle.nn.functional as F
+from minipaddle.framework.kernels.cpu import pooling as pool_general
+from minipaddle.framework.kernels.cpu import pooling_fast
+from minipaddle.framework.ops import describe
+
+from .opcheck import check_grad
+
+SETTINGS = settings(max_examples=25, deadline=None)
+FAST_MAX_POOLS = (pooling_fast.max_pool2d_rows, pooling_fast.max_pool2d_rows_parallel)
+FAST_MAX_POOL_GRADS = (pooling_fast.max_pool2d_grad_rows, pooling_fast.max_pool2d_grad_rows_parallel)
+
+
+def _layout(a: np.ndarray, kind: str) -> np.ndarray:
+    """The same values as a non-contiguous view (kind "t": transposed storage, "s": strided)."""
+    if kind == "t":
+        return np.ascontiguousarray(a.transpose(0, 1, 3, 2)).transpose(0, 1, 3, 2)
+    if kind == "s":
+        wide = np.zeros(a.shape[:3] + (a.shape[3] * 2,), a.dtype)
+        wide[..., ::2] = a
+        return wide[..., ::2]
+    return a
+
+
+def _numpy_max_pool(x, kernel, stride, pads, out_hw):
+    """Reference: pad with -inf, take each window's max with np.max (NaN propagates)."""
+    padded = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[1] + stride[0]), (pads[2], pads[3] + stride[1])),
+                    constant_values=-np.inf)
+    out = np.empty(x.shape[:2] + tuple(out_hw), x.dtype)
+    for y in range(out_hw[0]):
+        for k in range(out_hw[1]):
+            window = padded[:, :, y * stride[0]:y * stride[0] + kernel[0], k * stride[1]:k * stride[1] + kernel[1]]
+            out[:, :, y, k] = window.max(axis=(2, 3))
+    return out
+
+
+@st.composite
+def pool_cases(draw):
+    kernel = (draw(st.integers(1, 4)), draw(st.integers(1, 4)))
+    two = draw(st.booleans())  # the written-out 2x2/2 case, half the time
+    kernel = (2, 2) if two else kernel
+    stride = kernel if two or draw(st.booleans()) else (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    pads = (0, 0, 0, 0) if two else tuple(draw(st.integers(0, (kernel[i // 2] - 1))) for i in range(4))
+    h = draw(st.integers(kernel[0], 9))
+    w = draw(st.integers(kernel[1], 9))
+    shape = (draw(st.integers(1, 3)), draw(st.integers(1, 3)), h, w)
+    ceil_mode = draw(st.booleans())
+    dtype = draw(st.sampled_from(["float32", "float64"]))
+    layout = draw(st.sampled_from(["c", "t", "s"]))
+    seed = draw(st.integers(0, 2**31))
+    return shape, kernel, stride, pads, ceil_mode, dtype, layout, seed
+
+
+def _pool_input(shape, dtype, layout, seed, nans=0):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-4, 5, shape).astype(dtype)  # small integers: ties, so "first maximum" matters
+    if nans:
+        x.reshape(-1)[rng.integers(0, x.size, nans)] = np.nan
+    return _layout(x, layout)
+
+
+@SETTINGS
+@given(pool_cases(), st.integers(0, 3))
+def test_fast_max_pool_matches_general_kernel_and_numpy(case, nans):
+    shape, kernel, stride, pads, ceil_mode, dtype, layout, seed = case
+    x = _pool_input(shape, dtype, layout, seed, nans)
+    try:
+        want, want_mask = pool_general.max_pool2d_kernel(x, kernel, stride, pads, ceil_mode)
+    except paddle.framework.errors.InvalidArgument:
+        return  # a geometry Paddle rejects (a window wholly in the padding); the op reports it
+    for kernel_fn in FAST_MAX_POOLS:
+        out, mask = kernel_fn(x, kernel, stride, pads, ceil_mode)
+        np.testing.assert_array_equal(out, want)          # same values, NaN where a NaN was
+        np.testing.assert_array_equal(mask, want_mask)    # same (first) argmax, flat h*W + w
+        assert out.dtype == x.dtype and mask.dtype == np.int32
+    reference = _numpy_max_pool(np.ascontiguousarray(x), kernel, stride, pads, want.shape[2:])
+    np.testing.assert_array_equal(want, reference)
+
+
+@SETTINGS
+@given(pool_cases())
+def test_fast_max_pool_grad_matches_general_kernel(case):
+    shape, kernel, stride, pads, ceil_mode, dtype, layout, seed = case
+    x = _pool_input(shape, dtype, "c", seed)
+    try:
+        _, mask = pool_general.max_pool2d_kernel(x, kernel, stride, pads, ceil_mode)
+    except paddle.framework.errors.InvalidArgument:
+        return
+    dout = _layout(np.random.default_rng(seed).standard_normal(mask.shape).astype(dtype), layout)
+    want = pool_general.max_pool2d_grad_kernel(dout, mask, shape[2:])
+    for kernel_fn in FAST_MAX_POOL_GRADS:
+        np.testing.assert_array_equal(kernel_fn(dout, mask, shape[2:]), want)
+
+
+def test_nan_in_a_window_makes_its_max_nan_like_paddle():
+    # Paddle 3.3.1: a window whose last element is NaN pools to NaN (max_pool2d(x, 2, 2)[0,0,0,0]).
+    x = np.arange(16, dtype="float32").reshape(1, 1, 4, 4)
+    x[0, 0, 1, 1] = np.nan
+    for kernel_fn in FAST_MAX_POOLS:
+        out, mask = kernel_fn(x, (2, 2), (2, 2), (0, 0, 0, 0), False)
+        assert np.isnan(out[0, 0, 0, 0]) and mask[0, 0, 0, 0] == 5
+        np.testing.assert_array_equal(out[0, 0].reshape(-1)[1:], [7.0, 13.0, 15.0])
+
+
+def test_big_input_runs_the_threaded_loops_and_agrees():
+    # above thread_modes.PARALLEL_MIN_BYTES the _parallel kernels split planes over numba's threads
+    x = np.random.default_rng(1).standard_normal((8, 16, 40, 40)).astype("float32")
+    assert x.nbytes >= paddle.framework.thread_modes.PARALLEL_MIN_BYTES
+    for args in (((2, 2), (2, 2), (0, 0, 0, 0), False), ((3, 3), (2, 2), (1, 1, 1, 1), True)):
+        want = pool_general.max_pool2d_kernel(x, *args)
+        got = pooling_fast.max_pool2d_rows_parallel(x, *args)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+        dout = np.ones_like(want[0])
+        np.testing.assert_array_equal(pooling_fast.max_pool2d_grad_rows_parallel(dout, want[1], (40, 40)),
+                                      pool_general.max_pool2d_grad_kernel(dout, want[1], (40, 40)))
+
+
+def _cpu_kernels(op: str, dtype: str = "float32") -> tuple[str, list[str]]:
+    """(the default kernel's name, every candidate's name) for op on the CPU, from describe()."""
+    kernels = [k for k in describe(op)["kernels"] if k["backend"] == "cpu" and k["dtype"] == dtype]
+    return next(k["name"] for k in kernels if k["default"]), [k["name"] for k in kernels]
+
+
+@pytest.mark.parametrize("op", ["max_pool2d", "max_pool2d_grad"])
+def test_pooling_runs_the_fast_kernels_and_keeps_the_others_as_candidates(op):
+    default, names = _cpu_kernels(op)
+    assert default == "rows" and {"rows", "rows_parallel", "numba"} <= set(names)
+
+
+@pytest.mark.parametrize("args", [dict(kernel_size=2, stride=2), dict(kernel_size=3, stride=2, padding=1),
+                                  dict(kernel_size=2, stride=2, ceil_mode=True)])
+def test_max_pool_gradient_by_central_differences(args):
+    rng = np.random.default_rng(3)
+    x = rng.permutation(2 * 3 * 7 * 7).reshape(2, 3, 7, 7) / 10.0  # distinct values: a clear max
+    check_grad(lambda t: F.max_pool2d(t, **args), [x.astype("float64")])
