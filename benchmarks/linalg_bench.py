@@ -12,7 +12,7 @@ calls), so the ratios show what the dispatch and the expansion cost at each size
     bhqd,bhkd->bhqk  attention scores
 
 Each framework runs in its own subprocess (two OpenMP runtimes in one process slow PyTorch), all
-with 2 BLAS threads; frameworks alternate over rounds so a busy moment hits all of them; each case
+with 1 BLAS thread; frameworks alternate over rounds so a busy moment hits all of them; each case
 is timed timeit-style (warm-up, then the best of 5 repeats) and the table shows medians over rounds.
 """
 from __future__ import annotations
@@ -40,7 +40,7 @@ EINSUM_CASES = (   # (equation, operand shapes)
 FRAMEWORKS = ("minipaddle", "numpy", "torch")
 REPEATS = 5
 REPEAT_SECONDS = 0.1
-THREADS = "2"
+THREADS = "1"   # one BLAS thread each: on a shared 2-core machine two threads stall each other (100x outliers)
 
 
 def case_names() -> list[str]:
@@ -147,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     frameworks = [fw for fw in FRAMEWORKS if fw == "minipaddle" or importlib.util.find_spec(fw) is not None]
     medians, versions = measure(frameworks, args.rounds)
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, " \
-              f"Python {platform.python_version()}, {THREADS} BLAS threads"
+              f"Python {platform.python_version()}, BLAS threads: {THREADS}"
     load = os.getloadavg()[0]
     print(f"\nmedian over {args.rounds} rounds of best-of-{REPEATS}; {machine}; load average {load:.2f}")
     print("versions: " + ", ".join(f"{fw} {v}" for fw, v in versions.items()))

@@ -11,7 +11,7 @@ Like Paddle's PHI einsum, this has no kernel of its own. It works in three steps
    after transposing each to [batch, free, contracted] and reshaping it to 3-D:
 
        'bij,bjk->bik'   matmul([b, i, j], [b, j, k])
-       'ij,ij->'        matmul([1, 1, ij], [1, ij, 1])         a dot product
+       'ij,ij->'        matmul([ij], [ij])                      a dot product
        'bhqd,bhkd->bhqk'  transpose + reshape to [bh, q, d] @ [bh, d, k], reshape back
 
 So the gradient of einsum is the gradient of those ops, and the debugger shows each of them.
@@ -163,11 +163,13 @@ def contract(a: Tensor, a_labels: list[str], b: Tensor, b_labels: list[str], kee
     b_free = [lb for lb in b_labels if lb not in a_labels]
     a = permuted(a, [a_labels.index(lb) for lb in batch + a_free + summed])
     b = permuted(b, [b_labels.index(lb) for lb in batch + summed + b_free])
-    dims = [prod(sizes[lb] for lb in group) for group in (batch, a_free, summed, b_free)]
-    if summed:
-        out = matmul(reshaped(a, [dims[0], dims[1], dims[2]]), reshaped(b, [dims[0], dims[2], dims[3]]))
-    else:   # an outer / elementwise product: no matmul needed
-        out = reshaped(a, [dims[0], dims[1], 1]) * reshaped(b, [dims[0], 1, dims[3]])
+    n_batch, m, k, n = (prod(sizes[lb] for lb in group) for group in (batch, a_free, summed, b_free))
+    if not summed:   # an outer / elementwise product: no matmul needed
+        out = reshaped(a, [n_batch, m, 1]) * reshaped(b, [n_batch, 1, n])
+    elif batch:
+        out = matmul(reshaped(a, [n_batch, m, k]), reshaped(b, [n_batch, k, n]))
+    else:   # no batch: a side with no free dims is a vector, so a full contraction is one dot product
+        out = matmul(reshaped(a, [m, k] if a_free else [k]), reshaped(b, [k, n] if b_free else [k]))
     labels = batch + a_free + b_free
     return reshaped(out, [sizes[lb] for lb in labels]), labels
 
