@@ -279,3 +279,7 @@ add_kernel("cross_entropy_with_softmax", "gpu", ("float32", "float64"),
 add_kernel("cross_entropy_with_softmax_grad", "gpu", ("float32", "float64"),
            LazyKernel("minipaddle.framework.kernels.cuda.loss:cross_entropy_with_softmax_grad"), name="cuda")
 add_kernel("linear", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.linear:linear"), name="cuda")
+add_kernel("group_norm", "gpu", NORM_FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.norm:group_norm"),
+           name="cuda_composed")
+add_kernel("group_norm_grad", "gpu", NORM_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cuda.norm:group_norm_grad"), name="cuda_composed")

@@ -137,6 +137,18 @@ def test_layer_norm_forward_and_backward_match_the_cpu(shape, begin_norm_axis):
           rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("shape, groups", [((2, 4, 3, 2), 2), ((3, 6), 3)])
+def test_group_norm_forward_and_backward_match_the_cpu(shape, groups):
+    x = _normal(*shape, dtype=np.float64) * 2.0 - 3.0
+    scale, bias = _normal(shape[1], dtype=np.float64), _normal(shape[1], dtype=np.float64)
+    attrs = {"epsilon": 1e-5, "groups": groups}
+    check("group_norm", [x, scale, bias], attrs, rtol=1e-10, atol=1e-10)
+    from minipaddle.framework.ops.norm import group_norm_kernel
+    _, saved_mean, saved_variance = group_norm_kernel(x, scale, bias, **attrs)
+    check("group_norm_grad", [x, scale, saved_mean, saved_variance, _normal(*shape, dtype=np.float64)], attrs,
+          rtol=1e-10, atol=1e-10)
+
+
 # ---- the fused softmax cross-entropy ---------------------------------------------------------------
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the simulator's 1 / 0 on the row of -inf, in numpy scalars
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])

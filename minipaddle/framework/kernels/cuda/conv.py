@@ -96,9 +96,10 @@ def col2im(cols, shape: tuple, kh: int, kw: int, strides, paddings, dilations, o
 
 
 def _matmul(x, y, transpose_x: bool = False, transpose_y: bool = False):
-    """The matmul kernel the registry (or the autotuner) chose for this dtype."""
+    """The matmul kernel the registry (or the autotuner) chose for this dtype; the flags go as keywords,
+    as the op's attributes do (an autotuned kernel takes its positional arguments for arrays)."""
     fn = registry.kernel_fn(registry.OPS["matmul"], registry.KernelKey("gpu", np.dtype(x.dtype)))
-    return fn(x, y, transpose_x, transpose_y)
+    return fn(x, y, transpose_x=transpose_x, transpose_y=transpose_y)
 
 
 # ---- the kernels the registry calls (attrs as in framework/ops/conv.py) ------------------------------

@@ -1,9 +1,11 @@
-"""batch_norm and layer_norm on the GPU, forward and backward: compositions of the reduction and elementwise kernels.
+"""batch_norm, layer_norm and group_norm on the GPU, forward and backward: compositions of GPU reductions and
+elementwise kernels.
 
 No CUDA code of their own: each function reads as the formula of framework/ops/norm.py, written with
 the GPU's mean, var and sum (two-pass variance: mean((x - mean)^2)) and its broadcasting elementwise
-kernels. batch_norm sees x as (A, C, B) -- statistics per channel C over A and B -- and layer_norm as
-(rows, k), statistics per row. With x_hat = (x - mean) * inv_std and g = dout * scale,
+kernels. batch_norm sees x as (A, C, B) -- statistics per channel C over A and B --, layer_norm as
+(rows, k), statistics per row, and group_norm as (N, groups, D), statistics per sample and group.
+With x_hat = (x - mean) * inv_std and g = dout * scale,
 
     dx = inv_std * (g - mean(g) - x_hat * mean(g * x_hat))     dscale = sum(dout * x_hat)    dbias = sum(dout)
 
@@ -112,3 +114,42 @@ def layer_norm_grad(x, scale, saved_mean, saved_variance, dout, epsilon=1e-5, be
     dscale = R.sum(E.multiply(d2, x_hat), (0,), False)
     dbias = R.sum(d2, (0,), False)
     return reshaped(dx, tuple(x.shape)), dscale, dbias
+
+
+# ---- group_norm (channel-first; instance_norm is group_norm with one channel a group) -------------------
+def _groups(x, groups: int):
+    """x (N, C, ...) as (N, groups, the rest): statistics per sample and group."""
+    n = int(x.shape[0])
+    return reshaped(x, (n, groups, int(x.size) // (n * groups)))
+
+
+def _channels(x, channels: int):
+    """x (N, C, ...) -- or the same values grouped, (N, groups, D) -- as (N, C, the rest): a (C, 1) vector
+    broadcasts along C."""
+    n = int(x.shape[0])
+    return reshaped(x, (n, channels, int(x.size) // (n * channels)))
+
+
+def group_norm(x, scale, bias, epsilon=1e-5, groups=1):
+    """out = (x - mean) * inv_std over each group of channels of each sample, then scale and bias per channel."""
+    channels = int(x.shape[1])
+    x3 = _groups(x, groups)
+    mu = R.mean(x3, (2,), True)
+    var = R.var(x3, (2,), True, False)
+    x_hat = _channels(E.multiply(E.subtract(x3, mu), _inv_std(var, epsilon)), channels)
+    out = E.add(E.multiply(x_hat, _per_channel(scale, channels)), _per_channel(bias, channels))
+    stats = (int(x.shape[0]), groups)
+    return reshaped(out, tuple(x.shape)), reshaped(mu, stats), reshaped(var, stats)
+
+
+def group_norm_grad(x, scale, saved_mean, saved_variance, dout, epsilon=1e-5, groups=1):
+    n, channels = int(x.shape[0]), int(x.shape[1])
+    inv_std = _inv_std(reshaped(saved_variance, (n, groups, 1)), epsilon)
+    x_hat = E.multiply(E.subtract(_groups(x, groups), reshaped(saved_mean, (n, groups, 1))), inv_std)
+    d_channels = _channels(dout, channels)
+    g = _groups(E.multiply(d_channels, _per_channel(scale, channels)), groups)
+    mean_g = R.mean(g, (2,), True)
+    mean_g_xhat = R.mean(E.multiply(g, x_hat), (2,), True)
+    dx = E.multiply(inv_std, E.subtract(E.subtract(g, mean_g), E.multiply(x_hat, mean_g_xhat)))
+    dscale = R.sum(E.multiply(d_channels, _channels(x_hat, channels)), (0, 2), False)
+    return reshaped(dx, tuple(x.shape)), dscale, R.sum(d_channels, (0, 2), False)
