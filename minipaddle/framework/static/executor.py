@@ -213,7 +213,7 @@ class Executor:
         outer, observed = self._observed, bool(instrument.subscribers)  # the debugger's one check per run
         self._observed = observed
         if observed:
-            instrument.emit(instrument.ExecutorRunBegin(self, program, fed, list(fetch_names)))
+            instrument.emit(instrument.ExecutorRunBegin(self, program, _shown(fed, fed), list(fetch_names)))
         try:
             self.run_block(program.global_block(), env, check_inputs=True,
                            release=self._release_plan(program, tuple(fetch_names)), pool=self._buffer_pool(program))
@@ -224,7 +224,7 @@ class Executor:
             raise
         self._observed = outer
         if observed:
-            instrument.emit(instrument.ExecutorRunEnd(program, {n: env[n] for n in fetch_names if n in env}, None))
+            instrument.emit(instrument.ExecutorRunEnd(program, _shown(env, fetch_names), None))
 
     # ---- checks -------------------------------------------------------------------------------
     @staticmethod
@@ -398,9 +398,15 @@ def _run_kernel(step: _Step, env: dict) -> None:
             env[name] = r
 
 
+def _shown(env: dict, names) -> dict:
+    """The values of `names` the debugger can show: a cond's saved Scope (a tuple) and a while's
+    StepScopes (a list) are bookkeeping for their grad ops, not tensors."""
+    return {n: env[n] for n in names if n in env and not isinstance(env[n], (tuple, list, dict))}
+
+
 def _emit_op(block: Block, index: int, op, env: dict, start: int) -> None:
     end = time.perf_counter_ns()
-    outputs = {n: env[n] for n in op.output_names() if n in env}
+    outputs = _shown(env, op.output_names())
     instrument.emit(instrument.ExecutorOp(block.program, block.idx, index, op, outputs, start, end))
 
 
