@@ -19,6 +19,7 @@ So the gradient of einsum is the gradient of those ops, and the debugger shows e
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from math import prod
 
 from ..framework.errors import invalid_argument
@@ -32,11 +33,11 @@ ELLIPSIS_LABELS = "0123456789"   # stand-ins for the dims '...' covers (never le
 
 
 # ---- 1. parse ----------------------------------------------------------------------
-@dataclass
+@dataclass(frozen=True)
 class Equation:
     """The equation with every operand's dims labelled: inputs[i][d] is the label of dim d of operand i."""
-    inputs: list[list[str]]
-    output: list[str]
+    inputs: tuple[tuple[str, ...], ...]
+    output: tuple[str, ...]
 
 
 def _split_labels(term: str, where: str) -> tuple[list[str], list[str] | None]:
@@ -50,10 +51,9 @@ def _split_labels(term: str, where: str) -> tuple[list[str], list[str] | None]:
     return list(head), (list(tail) if dots else None)
 
 
-def parse(equation: str, ndims: list[int]) -> Equation:
+@lru_cache(maxsize=256)   # a model calls the same few equations over and over
+def parse(equation: str, ndims: tuple[int, ...]) -> Equation:
     """Label every dim of every operand and of the output (the ellipsis dims right-aligned)."""
-    if not isinstance(equation, str):
-        raise invalid_argument("einsum", f"equation got {type(equation).__name__}, expected a string like 'ij,jk->ik'.")
     equation = equation.replace(" ", "")
     lhs, arrow, rhs = equation.partition("->")
     terms = lhs.split(",")
@@ -74,7 +74,7 @@ def parse(equation: str, ndims: list[int]) -> Equation:
     inputs = [head + list(ELLIPSIS_LABELS[widest - n:widest]) + (tail or []) for (head, tail), n in zip(split, covered)]
     broadcast = list(ELLIPSIS_LABELS[:widest])
     output = _explicit_output(rhs, broadcast, inputs) if arrow else _implicit_output(inputs, broadcast)
-    return Equation(inputs, output)
+    return Equation(tuple(map(tuple, inputs)), tuple(output))
 
 
 def _implicit_output(inputs: list[list[str]], broadcast: list[str]) -> list[str]:
@@ -209,6 +209,8 @@ def einsum(equation: str, *operands: Tensor) -> Tensor:
     """
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
+    if not isinstance(equation, str):
+        raise invalid_argument("einsum", f"equation got {type(equation).__name__}, expected a string like 'ij,jk->ik'.")
     if not operands:
         raise invalid_argument("einsum", "no operands were given.")
     ts = [as_tensor("einsum", f"operands[{i}]", t) for i, t in enumerate(operands)]
@@ -217,7 +219,7 @@ def einsum(equation: str, *operands: Tensor) -> Tensor:
             raise invalid_argument("einsum", f"operand 0 has dtype {ts[0]._data.dtype} but operand {i} has "
                                              f"{t._data.dtype}; "
                                              "expected one dtype.", hint="cast with .astype(...) first.")
-    eq = parse(equation, [t._data.ndim for t in ts])
+    eq = parse(equation, tuple(t._data.ndim for t in ts))
     sizes = label_sizes(eq, [list(t.shape) for t in ts])
     out = execute(eq, ts, sizes)
     return out.clone() if out is ts[0] else out   # 'ij->ij' still gives a new tensor

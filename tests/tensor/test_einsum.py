@@ -117,9 +117,9 @@ def test_einsum_expands_into_ops_the_debugger_shows():
 
 
 def test_parse_labels_ellipsis_dims_right_aligned():
-    eq = parse("...ij,j...->...i", [4, 2])
-    assert eq.inputs == [["0", "1", "i", "j"], ["j", "1"]] and eq.output == ["0", "1", "i"]
-    assert parse("ji,kj", [2, 2]).output == ["i", "k"]
+    eq = parse("...ij,j...->...i", (4, 2))
+    assert eq.inputs == (("0", "1", "i", "j"), ("j", "1")) and eq.output == ("0", "1", "i")
+    assert parse("ji,kj", (2, 2)).output == ("i", "k")
 
 
 def test_errors_name_what_is_wrong():
@@ -140,5 +140,7 @@ def test_errors_name_what_is_wrong():
         paddle.einsum("...i->i", paddle.ones([2, 3]))
     with pytest.raises(InvalidArgument, match="einsum: operand 0 has dtype float32 but operand 1 has float64"):
         paddle.einsum("i,i", paddle.ones([2]), paddle.ones([2], dtype="float64"))
+    with pytest.raises(InvalidArgument, match="einsum: equation got list, expected a string"):
+        paddle.einsum(["ij"], paddle.ones([2, 3]))
     with pytest.raises(InvalidArgument, match=r"einsum: the label '\.\.\.' has size 2"):
         paddle.einsum("...,...", paddle.ones([2]), paddle.ones([3]))
