@@ -44,6 +44,10 @@ class CannotBuild(Exception):
     """The backward Program cannot be built; the message says why (the fallback's warning shows it)."""
 
 
+class NothingToDifferentiate(CannotBuild):
+    """No gradient can flow (integer outputs only, or none reaching a trainable input): no warning is due."""
+
+
 class PartialProgram:
     """The two optimized Programs of one converted signature, and the names that tie them together.
 
@@ -96,6 +100,8 @@ def partial_for(concrete, inputs: list, strategy: BuildStrategy | None, label: s
         _check_trainable(concrete.main_program, names[len(feed_names):], flags[len(feed_names):])
         partial = build_partial_program(concrete.main_program, feed_names, fetch_names, names, flags, strategy,
                                         label)
+    except NothingToDifferentiate:
+        partial = None   # op by op: the outputs carry no gradient anyway
     except CannotBuild as e:
         warnings.warn(f"to_static: {label} runs its Program op by op through eager dispatch (slower): {e}.",
                       stacklevel=4)
@@ -122,7 +128,7 @@ def build_partial_program(program: Program, feed_names, fetch_names, input_names
     targets, douts, dout_names = _targets(whole, fetch_names)
     wrt = [gb.vars[n] for n, flag in zip(input_names, trainable) if flag and _differentiable(gb.vars[n])]
     if not targets or not wrt:
-        raise CannotBuild("no output depends on an input that needs a gradient")
+        raise NothingToDifferentiate("no output depends on an input that needs a gradient")
     try:
         with builder.program_guard(whole, Program()):
             grads = gradients(targets, wrt, douts)
@@ -131,7 +137,7 @@ def build_partial_program(program: Program, feed_names, fetch_names, input_names
     by_input = {v.name: (g.name if g is not None else "") for v, g in zip(wrt, grads)}
     grad_names = tuple(by_input.get(n, "") for n in input_names)
     if not any(grad_names):
-        raise CannotBuild("no gradient reaches the inputs or parameters")
+        raise NothingToDifferentiate("no gradient reaches the inputs or parameters")
     strategy = strategy if strategy is not None else BuildStrategy()
     passes = strategy.pass_names()
     fetch = list(fetch_names) + [n for n in grad_names if n]

@@ -322,3 +322,22 @@ def test_an_input_spec_with_a_free_batch_trains_every_batch_size_as_eagerly():
     for gs, ws in zip(got, want):
         for g, w in zip(gs, ws):
             np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+
+
+def test_outputs_no_gradient_can_reach_run_op_by_op_without_a_warning():
+    class ArgMax(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 3)
+
+        def forward(self, x):
+            return paddle.argmax(self.fc(x), axis=1)   # an integer output: nothing to differentiate
+
+    paddle.seed(0)
+    net = paddle.jit.to_static(ArgMax())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        idx = net(paddle.ones([2, 4]))
+    assert idx.stop_gradient and idx.dtype == paddle.int64
+    (cp,) = net.forward.program_cache.values()
+    assert list(cp._partials.values()) == [None]
