@@ -222,8 +222,8 @@ def jacobian(ys, xs, batch_axis: int | None = None):
 def hessian(ys: Tensor, xs, batch_axis: int | None = None):
     """The Hessian of a one-element `ys` with respect to `xs`, as a lazy `Hessian`.
 
-    The gradient of ys is computed now (one paddle.grad call, create_graph=True); each row of the
-    Hessian, a second paddle.grad call, when indexed. A tuple `xs = (x1, x2)` gives blocks:
+    The gradient of ys is computed now (one paddle.grad call per x, create_graph=True); each row of
+    the Hessian, one more paddle.grad call, when indexed. A tuple `xs = (x1, x2)` gives blocks:
     `H[i][j]` is d2y/dxi dxj. `batch_axis=0`: ys is one value per sample ([B] or [B, 1]) and H is [B, N, N].
 
         >>> x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)

@@ -51,6 +51,8 @@ class LBFGS(Optimizer):
         api = "LBFGS"
         if line_search_fn not in (None, "strong_wolfe"):
             raise invalid_argument(api, f"line_search_fn must be None or 'strong_wolfe', got {line_search_fn!r}.")
+        if isinstance(learning_rate, bool) or not isinstance(learning_rate, (int, float)) or not learning_rate > 0:
+            raise invalid_argument(api, f"learning_rate must be a number > 0, got {learning_rate!r}.")
         for arg, value in (("max_iter", max_iter), ("history_size", history_size)):
             if not isinstance(value, int) or value < 1:
                 raise invalid_argument(api, f"{arg} must be a positive int, got {value!r}.")

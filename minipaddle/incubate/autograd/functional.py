@@ -80,7 +80,7 @@ class Jacobian:
     def __init__(self, func: Callable, xs, is_batched: bool = False) -> None:
         _check_inputs("Jacobian", func, xs)
         flat_x, pieces = _flat_input("Jacobian", xs, is_batched)
-        flat_y = _flatten(func(*pieces), is_batched)
+        flat_y = _flatten("Jacobian", func(*pieces), is_batched)
         self._jacobian = _LazyJacobian(flat_y, flat_x, is_batched)
 
     @property
@@ -104,7 +104,7 @@ class Hessian:
     def __init__(self, func: Callable, xs, is_batched: bool = False) -> None:
         _check_inputs("Hessian", func, xs)
         flat_x, pieces = _flat_input("Hessian", xs, is_batched)
-        flat_y = _flatten(func(*pieces), is_batched)
+        flat_y = _flatten("Hessian", func(*pieces), is_batched)
         values = flat_y.shape[-1]
         if values != 1:
             raise precondition_not_met("Hessian", f"func gave {values} values{' per sample' * is_batched}; a "
@@ -187,11 +187,12 @@ def _flat_input(api: str, xs, is_batched: bool):
     return flat, [c.reshape(x.shape) for c, x in zip(cut, xs)]
 
 
-def _flatten(ys, is_batched: bool) -> Tensor:
+def _flatten(api: str, ys, is_batched: bool) -> Tensor:
+    """func's outputs, each flattened ([B, -1] when batched) and joined."""
     ys = _as_tuple(ys)
     for i, y in enumerate(ys):
         if not isinstance(y, Tensor):
-            raise invalid_type("Jacobian", f"func's output {i} is {type(y).__name__}, expected a Tensor.")
+            raise invalid_type(api, f"func's output {i} is {type(y).__name__}, expected a Tensor.")
     return concat([y.reshape([y.shape[0], -1]) if is_batched else y.reshape([-1]) for y in ys], axis=-1)
 
 

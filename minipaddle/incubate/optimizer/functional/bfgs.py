@@ -47,7 +47,7 @@ def minimize_bfgs(objective_func: Callable[[Tensor], Tensor], initial_position: 
     check_arguments(api, initial_position, dtype, line_search_fn, initial_inverse_hessian_estimate)
     identity = eye(initial_position.shape[0], dtype=dtype)
     H = identity if initial_inverse_hessian_estimate is None else initial_inverse_hessian_estimate.detach()
-    x = initial_position.detach()
+    x = initial_position.detach().clone()   # a copy: the result never aliases the caller's tensor
     value, g = value_and_gradient(api, objective_func, x)
     num_calls = 1
     converged = inf_norm(g) < tolerance_grad

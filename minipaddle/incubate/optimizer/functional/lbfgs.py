@@ -37,7 +37,7 @@ def minimize_lbfgs(objective_func: Callable[[Tensor], Tensor], initial_position:
     check_arguments(api, initial_position, dtype, line_search_fn, initial_inverse_hessian_estimate)
     H0 = None if initial_inverse_hessian_estimate is None else initial_inverse_hessian_estimate.detach()
     history: deque = deque(maxlen=max(int(history_size), 1))   # (s, y, rho), oldest first
-    x = initial_position.detach()
+    x = initial_position.detach().clone()   # a copy: the result never aliases the caller's tensor
     value, g = value_and_gradient(api, objective_func, x)
     num_calls = 1
     converged = inf_norm(g) < tolerance_grad
