@@ -86,7 +86,7 @@ _LAZY_NAMES = {"Model": ("hapi", "Model"), "summary": ("hapi", "summary"),
                "in_dynamic_mode": ("static", "in_dynamic_mode"),
                "set_flags": ("framework.flags", "set_flags"), "get_flags": ("framework.flags", "get_flags"),
                "einsum": ("tensor.einsum", "einsum"), "inverse": ("linalg", "inv"), "cross": ("linalg", "cross"),
-               "cholesky": ("linalg", "cholesky")}
+               "cholesky": ("linalg", "cholesky"), "eigvalsh": ("linalg", "eigvalsh")}
 
 
 def __getattr__(name: str):

@@ -19,7 +19,8 @@ Ops of `paddle.nn.functional` (not in the top-level namespace): nn_ops (linear, 
 ...), norm, conv, conv3d, pooling, pooling3d, loss, ctc (warpctc), patches (unfold, fold, pixel_shuffle),
 sampling (affine_grid, grid_sample), viterbi (paddle.text's viterbi_decode).
 Ops of `paddle.linalg` and `paddle.fft` (their public functions live in minipaddle/linalg.py and
-minipaddle/fft.py): matrix (inv, det, solve, cholesky, qr, svd, eig, ...), fft.
+minipaddle/fft.py): matrix (inv, det, slogdet, solve, triangular_solve, cholesky, ...), decomposition
+(qr, svd, eig, eigh, pinv, lstsq, matrix_rank, cond, matrix_norm), fft.
 
 `describe("matmul")` shows a learner everything about one op.
 """
@@ -28,9 +29,9 @@ from __future__ import annotations
 import inspect
 
 from ..registry import OPS, get_op
-from . import (activation, building, compare, complex, conv, conv3d, counting, ctc, cumulative, device,  # noqa: F401
-               elementwise, fft, indexing, linalg, loss, manipulation, matrix, nn_ops, norm, patches, pooling,
-               pooling3d, reduction, sampling, softmax, sorting, special, viterbi)
+from . import (activation, building, compare, complex, conv, conv3d, counting, ctc, cumulative,  # noqa: F401
+               decomposition, device, elementwise, fft, indexing, linalg, loss, manipulation, matrix, nn_ops, norm,
+               patches, pooling, pooling3d, reduction, sampling, softmax, sorting, special, viterbi)
 from .bfloat16 import register_bfloat16_kernels
 
 FAMILIES = (elementwise, activation, compare, reduction, softmax, manipulation, indexing, linalg, sorting,
