@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 import minipaddle as paddle
 import minipaddle.nn.functional as F
+from minipaddle.framework.kernels.cpu import conv_fast
+from minipaddle.framework.kernels.cpu import im2col as conv_general
 from minipaddle.framework.kernels.cpu import pooling as pool_general
 from minipaddle.framework.kernels.cpu import pooling_fast
 from minipaddle.framework.ops import describe
@@ -144,3 +146,113 @@ def test_max_pool_gradient_by_central_differences(args):
     rng = np.random.default_rng(3)
     x = rng.permutation(2 * 3 * 7 * 7).reshape(2, 3, 7, 7) / 10.0  # distinct values: a clear max
     check_grad(lambda t: F.max_pool2d(t, **args), [x.astype("float64")])
+
+
+# ---- convolution -------------------------------------------------------------------------------
+FAST_CONV2D = (conv_fast.conv2d_images, conv_fast.conv2d_images_parallel)
+FAST_CONV2D_TRANSPOSE = (conv_fast.conv2d_transpose_images, conv_fast.conv2d_transpose_images_parallel)
+FAST_CONV2D_GRAD_FILTER = (conv_fast.conv2d_grad_filter_images, conv_fast.conv2d_grad_filter_images_parallel)
+
+
+def _numpy_conv2d(x, weight, strides, paddings, dilations, groups):
+    """Reference: zero-pad, then sum over taps of weight[:, :, i, j] times the strided input slice."""
+    n, c, h, w = x.shape
+    oc, cg, kh, kw = weight.shape
+    padded = np.pad(x, ((0, 0), (0, 0), paddings[:2], paddings[2:]))
+    oh = (padded.shape[2] - dilations[0] * (kh - 1) - 1) // strides[0] + 1
+    ow = (padded.shape[3] - dilations[1] * (kw - 1) - 1) // strides[1] + 1
+    out = np.zeros((n, oc, oh, ow))
+    ocg = oc // groups
+    for g in range(groups):
+        for i in range(kh):
+            for j in range(kw):
+                y0, x0 = i * dilations[0], j * dilations[1]
+                part = padded[:, g * cg:(g + 1) * cg, y0:y0 + strides[0] * (oh - 1) + 1:strides[0],
+                              x0:x0 + strides[1] * (ow - 1) + 1:strides[1]]
+                taps = weight[g * ocg:(g + 1) * ocg, :, i, j]
+                out[:, g * ocg:(g + 1) * ocg] += np.einsum("ncyx,oc->noyx", part, taps)
+    return out
+
+
+@st.composite
+def conv_cases(draw):
+    groups = draw(st.sampled_from([1, 1, 2, 3]))
+    c, oc = groups * draw(st.integers(1, 3)), groups * draw(st.integers(1, 3))
+    kh, kw = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    strides = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    dilations = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    paddings = tuple(draw(st.integers(0, 2)) for _ in range(4))
+    h = draw(st.integers(max(1, dilations[0] * (kh - 1) + 1 - paddings[0] - paddings[1]), 9))
+    w = draw(st.integers(max(1, dilations[1] * (kw - 1) + 1 - paddings[2] - paddings[3]), 9))
+    n = draw(st.integers(1, 3))
+    dtype = draw(st.sampled_from(["float32", "float64"]))
+    layout = draw(st.sampled_from(["c", "t", "s"]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**31)))
+    x = _layout(rng.standard_normal((n, c, h, w)).astype(dtype), layout)
+    weight = _layout(rng.standard_normal((oc, c // groups, kh, kw)).astype(dtype), layout)
+    return x, weight, strides, paddings, dilations, groups
+
+
+def _close(dtype):
+    return dict(rtol=1e-4, atol=1e-4) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-10)
+
+
+@SETTINGS
+@given(conv_cases())
+def test_fast_conv2d_matches_im2col_kernel_and_numpy(case):
+    x, weight, strides, paddings, dilations, groups = case
+    want = conv_general.conv2d_im2col(x, weight, strides, paddings, dilations, groups)
+    np.testing.assert_allclose(want, _numpy_conv2d(x, weight, strides, paddings, dilations, groups),
+                               **_close(x.dtype))
+    for kernel_fn in FAST_CONV2D:
+        got = kernel_fn(x, weight, strides, paddings, dilations, groups)
+        assert got.dtype == x.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, **_close(x.dtype))
+
+
+@SETTINGS
+@given(conv_cases())
+def test_fast_conv2d_gradients_match_col2im_and_im2col_kernels(case):
+    x, weight, strides, paddings, dilations, groups = case
+    out_shape = conv_general.conv2d_im2col(x, weight, strides, paddings, dilations, groups).shape
+    dout = _layout(np.random.default_rng(7).standard_normal(out_shape).astype(x.dtype), "t")
+    geometry = (strides, paddings, dilations, groups)
+    want_dx = conv_general.conv2d_transpose_col2im(dout, weight, *geometry, x.shape[2:])
+    want_dw = conv_general.conv2d_grad_filter_im2col(x, dout, *geometry, weight.shape[2:])
+    for kernel_fn in FAST_CONV2D_TRANSPOSE:
+        np.testing.assert_allclose(kernel_fn(dout, weight, *geometry, x.shape[2:]), want_dx, **_close(x.dtype))
+    for kernel_fn in FAST_CONV2D_GRAD_FILTER:
+        np.testing.assert_allclose(kernel_fn(x, dout, *geometry, weight.shape[2:]), want_dw, **_close(x.dtype))
+
+
+def test_big_conv_runs_the_threaded_loops_and_agrees():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((16, 8, 24, 24)).astype("float32")
+    weight = rng.standard_normal((8, 8, 3, 3)).astype("float32")
+    geometry = ((1, 1), (1, 1, 1, 1), (1, 1), 1)
+    want = conv_general.conv2d_im2col(x, weight, *geometry)
+    np.testing.assert_allclose(conv_fast.conv2d_images_parallel(x, weight, *geometry), want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(conv_fast.conv2d_transpose_images_parallel(want, weight, *geometry, (24, 24)),
+                               conv_general.conv2d_transpose_col2im(want, weight, *geometry, (24, 24)),
+                               rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(conv_fast.conv2d_grad_filter_images_parallel(x, want, *geometry, (3, 3)),
+                               conv_general.conv2d_grad_filter_im2col(x, want, *geometry, (3, 3)),
+                               rtol=1e-4, atol=1e-2)
+
+
+@pytest.mark.parametrize("op", ["conv2d", "conv2d_transpose", "conv2d_grad_filter"])
+def test_conv_runs_the_image_kernels_and_keeps_the_others_as_candidates(op):
+    default, names = _cpu_kernels(op, "float64")
+    assert default == "images" and {"images", "images_parallel", "direct"} <= set(names)
+
+
+@pytest.mark.parametrize("args", [dict(stride=1, padding=1), dict(stride=2, padding=(1, 0), dilation=(1, 2)),
+                                  dict(stride=1, padding=0, groups=2)])
+def test_conv2d_gradients_by_central_differences(args):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 4, 6, 5))
+    weight = rng.standard_normal((4, 4 // args.get("groups", 1), 3, 2))
+    check_grad(lambda t, w: F.conv2d(t, w, **args), [x, weight])
+    # conv2d_transpose's own gradients run the same three kernels the other way round
+    check_grad(lambda t, w: F.conv2d_transpose(t, w, stride=args["stride"], groups=args.get("groups", 1)),
+               [x, weight])

@@ -185,6 +185,25 @@ add_kernel("conv2d_transpose", "cpu", CONV_FLOATS,
            LazyKernel("minipaddle.framework.kernels.cpu.im2col:conv2d_transpose_col2im"), name="col2im")
 add_kernel("conv2d_grad_filter", "cpu", CONV_FLOATS,
            LazyKernel("minipaddle.framework.kernels.cpu.im2col:conv2d_grad_filter_im2col"), name="im2col")
+# Image by image (kernels/cpu/conv_fast.py): no transposed copies, columns in cache; the default. The threaded
+# variants, the batch-wide im2col and the direct loops below stay candidates the autotuner times.
+add_kernel("conv2d", "cpu", CONV_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.conv_fast:conv2d_images"), name="images", priority=2)
+add_kernel("conv2d", "cpu", CONV_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.conv_fast:conv2d_images_parallel"),
+           name="images_parallel", priority=1)
+add_kernel("conv2d_transpose", "cpu", CONV_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.conv_fast:conv2d_transpose_images"),
+           name="images", priority=2)
+add_kernel("conv2d_transpose", "cpu", CONV_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.conv_fast:conv2d_transpose_images_parallel"),
+           name="images_parallel", priority=1)
+add_kernel("conv2d_grad_filter", "cpu", CONV_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.conv_fast:conv2d_grad_filter_images"),
+           name="images", priority=2)
+add_kernel("conv2d_grad_filter", "cpu", CONV_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.conv_fast:conv2d_grad_filter_images_parallel"),
+           name="images_parallel", priority=1)
 # The direct numba loops (kernels/cpu/conv_direct.py): no im2col copy, faster for few channels. im2col stays
 # the default (higher priority); with autotune on, both are timed per shape class and the faster one runs.
 add_kernel("conv2d", "cpu", CONV_FLOATS,
