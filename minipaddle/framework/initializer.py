@@ -5,7 +5,7 @@ Program's startup ops); `paddle.nn.initializer` re-exports these very classes.
 
 fan_in / fan_out follow Paddle: for a Linear weight [in, out], fan_in=in and fan_out=out; for a conv
 weight [out_c, in_c, k...], fan_in = in_c * prod(k) and fan_out = out_c * prod(k). Random draws use
-the generator `paddle.seed` sets.
+the generator `paddle.seed` sets, on the host, so a GPU parameter gets the numbers a CPU one would.
 """
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ import math
 
 import numpy as np
 
+from . import gpu
 from .creation import generator
 from .errors import invalid_argument
+from .registry import DEVICE_ARRAY_TYPES
 
 __all__ = ["Initializer", "Constant", "Normal", "Uniform", "TruncatedNormal", "XavierNormal", "XavierUniform",
            "KaimingNormal", "KaimingUniform", "Assign", "Orthogonal", "Dirac", "calculate_gain"]
@@ -49,8 +51,11 @@ class Initializer:
 
     def __call__(self, param, block=None):
         data = param._data
-        values = self._values(tuple(data.shape))
-        data[...] = values.astype(data.dtype, copy=False)
+        values = self._values(tuple(data.shape)).astype(data.dtype, copy=False)
+        if type(data) in DEVICE_ARRAY_TYPES:  # drawn on the host (the same numbers as on the CPU), then copied in
+            data.copy_to_device(gpu.to_device(values))
+        else:
+            data[...] = values
         param._bump_version()
         return param
 
@@ -162,7 +167,7 @@ class Assign(Initializer):
     """Copy given values (a list, numpy array or Tensor) into the parameter; shapes must match."""
 
     def __init__(self, value, name=None) -> None:
-        self.value = np.asarray(value._data if hasattr(value, "_data") else value)
+        self.value = gpu.to_host(value._data) if hasattr(value, "_data") else np.asarray(value)
 
     def _values(self, shape):
         if self.value.shape != shape:

@@ -141,6 +141,16 @@ def create_parameter(shape, dtype=None, name: str | None = None, attr=None, is_b
     from .thread_modes import modes
     if modes.static_builder is None:
         initializer(param)
+        _to_current_place(param)
     else:  # static mode, as in Paddle: the startup program draws the values (static.builder.lift_parameter)
         param._static_initializer = (initializer, param.inplace_version)
     return param
+
+
+def _to_current_place(param: Parameter) -> None:
+    """Move a parameter initialized on the host to the current device (`paddle.set_device("gpu")`): the values
+    are drawn on the host from the one generator, so a model built from a seed is the same on either device."""
+    from .place import current_place
+    if current_place().backend == "gpu":
+        from . import gpu
+        param._data = gpu.to_device(param._data)

@@ -9,7 +9,8 @@ lists of strings.
 
 The DataLoader collates in two steps so workers can send plain numpy over a pipe:
 `collate_numpy` builds the batch from numpy arrays, and `to_tensors` wraps them (no copy) in the
-main process.
+main process -- or, when the batch's place is the GPU (`paddle.set_device("gpu")`), copies each
+field to the device once.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ..framework import gpu
 from ..framework.dtype import default_float
 from ..framework.errors import invalid_argument
 from ..framework.tensor import Tensor
@@ -100,19 +102,22 @@ def convert_numpy(sample):
     return sample
 
 
-def to_tensors(data):
-    """Numpy arrays (and Tensors) in a collated structure become Tensors; tuples become lists, as Paddle."""
+def to_tensors(data, on_gpu: bool = False):
+    """Numpy arrays (and Tensors) in a collated structure become Tensors; tuples become lists, as Paddle.
+    With `on_gpu`, each becomes a GPU tensor (one host-to-device copy per field; a GPU Tensor stays)."""
     if isinstance(data, np.ndarray):
         if data.dtype not in _TENSOR_DTYPES:
             raise invalid_argument("DataLoader", f"a batch field has numpy dtype {data.dtype}, which a Tensor cannot "
                                                  "hold.", hint="return numbers or numeric arrays from the dataset.")
+        if on_gpu:
+            return Tensor._wrap(gpu.to_device(data))
         return Tensor._wrap(data if data.flags.c_contiguous else np.ascontiguousarray(data))
     if isinstance(data, Tensor):
-        return data
+        return Tensor._wrap(gpu.to_device(data._data)) if on_gpu and type(data._data) is np.ndarray else data
     if isinstance(data, Mapping):
-        return {key: to_tensors(v) for key, v in data.items()}
+        return {key: to_tensors(v, on_gpu) for key, v in data.items()}
     if isinstance(data, (list, tuple)) and not hasattr(data, "_fields"):
-        return [to_tensors(v) for v in data]
+        return [to_tensors(v, on_gpu) for v in data]
     return data
 
 

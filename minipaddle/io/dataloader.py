@@ -41,6 +41,7 @@ import weakref
 
 from ..framework import creation, instrument
 from ..framework.errors import invalid_argument, invalid_type, precondition_not_met
+from ..framework.place import Place, convert_place, current_place
 from .collate import to_tensors
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequenceSampler
@@ -76,8 +77,10 @@ def _check_dataset(dataset, iterable: bool, batch_sampler) -> None:
 class DataLoader:
     """Iterates over `dataset` in batches (see the module docstring). Paddle's signature and defaults.
 
-    places, use_buffer_reader and use_shared_memory are accepted for compatibility: tensors live on
-    the CPU, and worker processes send batches through a pipe.
+    Batches land on `places` (its first place), by default on the current device: after
+    `paddle.set_device("gpu")` each field is copied to the GPU once, in the main process (workers
+    send numpy). use_buffer_reader and use_shared_memory are accepted for compatibility: worker
+    processes send batches through a pipe.
     """
 
     def __init__(self, dataset, feed_list=None, places=None, return_list: bool = True, batch_sampler=None,
@@ -173,8 +176,15 @@ class DataLoader:
                 "collate_fn": self.collate_fn, "batch_size": self.batch_size, "drop_last": self.drop_last,
                 "num_workers": num_workers, "worker_init_fn": self.worker_init_fn}
 
+    def _batch_place(self) -> Place:
+        """Where batches go: the first of `places` when given, else the current device (read per batch)."""
+        places = self.places
+        if isinstance(places, (list, tuple)):
+            places = places[0] if places else None
+        return current_place() if places is None else convert_place(places)
+
     def _finish(self, data):
-        data = to_tensors(data)
+        data = to_tensors(data, self._batch_place().is_gpu_place())
         if self.return_list:
             return data
         fields = data if isinstance(data, list) else [data]

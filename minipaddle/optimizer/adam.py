@@ -7,6 +7,7 @@ import numpy as np
 
 from ..framework.errors import invalid_argument
 from ..framework.tensor import Tensor
+from . import gpu_update
 from .optimizer import Optimizer
 
 __all__ = ["Adam"]
@@ -38,8 +39,11 @@ class Adam(Optimizer):
 
     The epsilon term is scaled by sqrt(1 - beta2_pow) as in Paddle's kernel, which makes this exactly
     torch.optim.Adam's `lr * m_hat / (sqrt(v_hat) + eps)`. amsgrad=True uses the running maximum of
-    moment2. lazy_mode only matters for sparse gradients and is ignored.
+    moment2. lazy_mode only matters for sparse gradients and is ignored. A GPU parameter is updated by
+    one fused kernel (kernels/cuda/optimizer.py's adam_step).
     """
+
+    _gpu_ready = True
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08, parameters=None,
                  weight_decay=None, grad_clip=None, lazy_mode: bool = False, multi_precision: bool = False,
@@ -53,6 +57,8 @@ class Adam(Optimizer):
 
     def _init_state(self, param: Tensor, group: dict) -> dict:
         data = param._data
+        if gpu_update.on_gpu(data):
+            return gpu_update.adam_init_state(data, group)
         state = {"moment1": np.zeros_like(data), "moment2": np.zeros_like(data),
                  "beta1_pow_acc": np.full([1], group["beta1"], data.dtype),
                  "beta2_pow_acc": np.full([1], group["beta2"], data.dtype)}
@@ -61,7 +67,10 @@ class Adam(Optimizer):
         return state
 
     def _update(self, param: Tensor, grad: np.ndarray, lr: float, state: dict, group: dict) -> None:
-        adam_step(param._data, grad, lr, state, group)
+        if type(grad) is not np.ndarray and gpu_update.on_gpu(grad):
+            gpu_update.adam_step(param._data, grad, lr, state, group)
+        else:
+            adam_step(param._data, grad, lr, state, group)
 
 
 def adam_step(p: np.ndarray, grad: np.ndarray, lr: float, state: dict, group: dict) -> None:

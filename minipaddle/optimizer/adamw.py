@@ -7,6 +7,7 @@ import numpy as np
 
 from ..framework.errors import invalid_argument
 from ..framework.tensor import Tensor
+from . import gpu_update
 from .adam import Adam, adam_hyper, adam_step
 from .optimizer import Optimizer, _is_number
 
@@ -54,6 +55,10 @@ class AdamW(Adam):
         coeff = group["weight_decay"]
         decide = group["apply_decay_param_fun"]
         p = param._data
-        if coeff and (decide is None or decide(param.name)):
+        decays = bool(coeff) and (decide is None or decide(param.name))
+        if type(p) is not np.ndarray and gpu_update.on_gpu(p):  # the decay and Adam's update: one GPU kernel
+            gpu_update.adam_step(p, grad, lr, state, group, decay=1.0 - lr * coeff if decays else 1.0)
+            return
+        if decays:
             p *= 1.0 - lr * coeff
         adam_step(p, grad, lr, state, group)

@@ -5,6 +5,7 @@ import numpy as np
 
 from ..framework.errors import invalid_argument
 from ..framework.tensor import Tensor
+from . import gpu_update
 from .optimizer import Optimizer
 
 __all__ = ["Momentum"]
@@ -22,6 +23,7 @@ class Momentum(Optimizer):
     """
 
     _accumulator_kinds = ("velocity",)
+    _gpu_ready = True  # a GPU parameter is updated by kernels/cuda/optimizer.py's momentum_step
 
     def __init__(self, learning_rate=0.001, momentum: float = 0.9, parameters=None, use_nesterov: bool = False,
                  weight_decay=None, grad_clip=None, multi_precision: bool = False, rescale_grad: float = 1.0,
@@ -33,9 +35,14 @@ class Momentum(Optimizer):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
     def _init_state(self, param: Tensor, group: dict) -> dict:
+        if gpu_update.on_gpu(param._data):
+            return gpu_update.momentum_init_state(param._data, group)
         return {"velocity": np.zeros_like(param._data)}
 
     def _update(self, param: Tensor, grad: np.ndarray, lr: float, state: dict, group: dict) -> None:
+        if type(grad) is not np.ndarray and gpu_update.on_gpu(grad):
+            gpu_update.momentum_step(param._data, grad, lr, state, group)
+            return
         mu = group["momentum"]
         if group["rescale_grad"] != 1.0:
             grad = grad * group["rescale_grad"]

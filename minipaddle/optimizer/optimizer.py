@@ -7,6 +7,8 @@ One `step()`, for each parameter group:
   4. run the subclass's rule `_update(param, grad, lr, state, group)`: numpy math written in place on
      `param._data`, with `lr` = the optimizer's lr x the group's `learning_rate` x the parameter's
      `optimize_attr["learning_rate"]`.
+On the GPU, steps 2 and 3 run as GPU ops and a subclass with `_gpu_ready = True` calls its fused GPU
+kernel in step 4 (gpu_update.py); another optimizer refuses a GPU parameter with a clear error.
 A subclass only says which accumulators it keeps (`_init_state`) and how it updates (`_update`):
 
     class SGD(Optimizer):
@@ -24,16 +26,18 @@ import warnings
 
 import numpy as np
 
-from ..framework import instrument
+from ..framework import arrays, gpu, instrument
 from ..framework.autograd import no_grad
 from ..framework.dtype import BFLOAT16_NP
 from ..framework.errors import invalid_argument, invalid_type, precondition_not_met, unimplemented
 from ..framework.parameter import unique_name
+from ..framework.registry import DEVICE_ARRAY_TYPES
 from ..framework.tensor import Tensor
 from ..framework.thread_modes import modes
 from ..nn.clip import ClipGradBase
 from ..nn.layer.layers import Layer
 from ..regularizer import L2Decay, WeightDecayRegularizer
+from . import gpu_update
 from .lr import LRScheduler
 
 __all__ = ["Optimizer"]
@@ -260,7 +264,8 @@ class Optimizer:
     def _apply_group(self, group: dict, params: list, grads: list, base_lr: float) -> None:
         clip = group["grad_clip"]
         if clip is not None:
-            grads = clip._clip_arrays(params, grads)
+            on_gpu = type(grads[0]) in DEVICE_ARRAY_TYPES
+            grads = gpu_update.clipped(clip, params, grads) if on_gpu else clip._clip_arrays(params, grads)
         lr = base_lr * group["learning_rate"]
         decay = group["_regularizer"]
         states = self._accumulators
@@ -272,7 +277,7 @@ class Optimizer:
                                                             f"but its grad has shape {list(g.shape)}.")
             reg = getattr(p, "regularizer", None) or decay  # the parameter's own regularizer wins
             if reg is not None:
-                g = reg._apply(p._data, g)
+                g = gpu_update.regularized(reg, p._data, g) if type(g) in DEVICE_ARRAY_TYPES else reg._apply(p._data, g)
             attr = getattr(p, "optimize_attr", None)
             p_lr = lr if attr is None else lr * attr["learning_rate"]
             state = states.get(id(p))  # keyed by id: Tensor.__hash__ is a Python-level call
@@ -301,7 +306,7 @@ class Optimizer:
         someone listened): a fresh 800 KB copy per weight per step would be handed back to the OS and
         faulted in again each time. Copy and gradient norm are one compiled call for float arrays.
         """
-        data = p._data
+        data, g = gpu_update.host(p._data), gpu_update.host(g)  # a GPU update is reported from host copies
         scratch = self.__dict__.get("_before_scratch")
         if scratch is None or scratch.dtype != data.dtype or scratch.size < data.size:
             scratch = self._before_scratch = np.empty(data.size, data.dtype)
@@ -314,7 +319,7 @@ class Optimizer:
     def _emit_update(self, p: Tensor, g: np.ndarray, lr: float, before: tuple) -> None:
         """Report the update of `p`: the norms of the gradient and of the change since `before`."""
         values, grad_sq = before
-        data = p._data
+        data = gpu_update.host(p._data)
         if grad_sq is not None:
             update_sq = _norm_kernels().diff_square_sum(data.reshape(-1), values)
         else:
@@ -329,6 +334,7 @@ class Optimizer:
         return kind if self._name is None else f"{self._name}_{kind}"
 
     def _create_state(self, p: Tensor, group: dict) -> dict:
+        gpu_update.check_supported(self, p)
         if p._data.dtype == BFLOAT16_NP:  # as Paddle: a bfloat16 parameter's accumulators are float32 (in
             # bfloat16, Adam's beta2_pow 0.999 would round to 1 and its bias correction to 0: no update)
             state = self._init_state(Tensor._wrap(p._data.astype(np.float32)), group)
@@ -349,10 +355,10 @@ class Optimizer:
 
     @staticmethod
     def _load_into(arr: np.ndarray, value: np.ndarray, name: str) -> None:
-        if value.shape != arr.shape:
+        if tuple(value.shape) != tuple(arr.shape):
             raise invalid_argument("set_state_dict", f"'{name}' has shape {list(value.shape)}, but this optimizer's "
                                                      f"accumulator has shape {list(arr.shape)}.")
-        arr[...] = value
+        gpu_update.load_into(arr, value)
 
     def state_dict(self) -> dict:
         """Accumulators by their Paddle names (copies), plus "LR_Scheduler" when a scheduler is used."""
@@ -361,7 +367,7 @@ class Optimizer:
             state = self._accumulators.get(id(p), {})
             names = self._accumulator_names.get(id(p))
             for kind, arr in state.items():
-                out[names[kind]] = _named_tensor(arr.copy(), names[kind])
+                out[names[kind]] = _named_tensor(arrays.copy(arr), names[kind])  # where the accumulator lives
         for name, value in self._accumulators_holder.values():  # loaded but not used yet: keep them
             out[name] = _named_tensor(value.copy(), name)
         if isinstance(self._learning_rate, LRScheduler):
@@ -402,7 +408,7 @@ class Optimizer:
                 if loaded is not None:
                     self._load_into(arr, loaded[1], loaded[0])
                     self._accumulator_names[id(p)][kind] = loaded[0]
-        self._accumulators_holder = {base: (name, np.array(data)) for base, (name, data) in holder.items()}
+        self._accumulators_holder = {base: (name, np.array(gpu.to_host(data))) for base, (name, data) in holder.items()}
 
     set_dict = set_state_dict
 

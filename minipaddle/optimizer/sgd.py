@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.tensor import Tensor
+from . import gpu_update
 from .optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -16,10 +17,15 @@ class SGD(Optimizer):
     >>> loss.backward(); opt.step(); opt.clear_grad()                                   # doctest: +SKIP
     """
 
+    _gpu_ready = True  # a GPU parameter is updated by kernels/cuda/optimizer.py's sgd_step
+
     def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None,
                  multi_precision: bool = False, name: str | None = None) -> None:
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
     def _update(self, param: Tensor, grad: np.ndarray, lr: float, state: dict, group: dict) -> None:
         p = param._data
+        if type(p) is not np.ndarray and gpu_update.on_gpu(p):
+            gpu_update.sgd_step(p, grad, lr)
+            return
         p -= lr * grad

@@ -50,7 +50,7 @@ def _same_float_dtype(op: str, **tensors) -> None:
 def _check_x_and_weight(x, weight) -> None:
     """x [..., in_features] and weight [in_features, out_features], float, of one dtype."""
     _same_float_dtype("linear", x=x, weight=weight)
-    xs, ws = x.shape, weight.shape
+    xs, ws = tuple(x.shape), tuple(weight.shape)  # tuple(): a GPU array's shape has no [-1] in the simulator
     if len(ws) != 2:
         raise invalid_argument("linear", f"weight has shape {list(ws)}, expected a 2-D [in_features, "
                                          "out_features] tensor.")
@@ -63,7 +63,7 @@ def _check_x_and_weight(x, weight) -> None:
 
 
 def linear_meta(x, weight, bias) -> MetaTensor:
-    xs, ws = x.shape, weight.shape
+    xs, ws = tuple(x.shape), tuple(weight.shape)  # tuple(): a GPU array's shape has no [-1] in the simulator
     if len(ws) == 2 and len(xs) >= 1 and xs[-1] == ws[0] and bias.shape == (ws[1],) \
             and x.dtype == weight.dtype == bias.dtype and x.dtype.kind == "f":
         return new_meta(xs[:-1] + (ws[1],), x.dtype)  # the common case, checked in one line
@@ -72,7 +72,7 @@ def linear_meta(x, weight, bias) -> MetaTensor:
     if tuple(bias.shape) not in ((ws[1],), (-1,)):
         raise invalid_argument("linear", f"bias has shape {list(bias.shape)}, expected [{ws[1]}] "
                                          "(out_features).")
-    return new_meta(tuple(xs[:-1]) + (ws[1],), x.dtype)
+    return new_meta(xs[:-1] + (ws[1],), x.dtype)
 
 
 def linear_kernel(x, weight, bias):

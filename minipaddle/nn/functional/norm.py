@@ -20,26 +20,26 @@ from numbers import Integral
 
 import numpy as np
 
+from ...framework import arrays
 from ...framework.dispatch import dispatch
 from ...framework.errors import invalid_argument
 from ...framework.ops.common import as_tensor
 from ...framework.ops.norm import BATCH_NORM, BATCH_NORM_UPDATE, CHANNEL_FIRST, CHANNEL_LAST, GROUP_NORM, LAYER_NORM
+from ...framework.registry import DEVICE_ARRAY_TYPES, run_kernel
 from ...framework.tensor import Tensor
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "local_response_norm"]
 
 
-def _constant(value: float, size: int, dtype: np.dtype) -> Tensor:
-    """The weight (1) or bias (0) used when none is given: a constant that takes no gradient."""
-    data = np.empty(size, dtype)
-    data.fill(value)
-    return Tensor._wrap(data)
+def _constant(value: float, size: int, like) -> Tensor:
+    """The weight (1) or bias (0) used when none is given: a constant that takes no gradient, made where the
+    array `like` (x's storage) lives."""
+    return Tensor._wrap(arrays.full((size,), value, np.dtype(like.dtype), like))
 
 
 def _affine(op: str, x: Tensor, weight, bias, size: int) -> tuple[Tensor, Tensor]:
-    dtype = x._data.dtype
-    weight = _constant(1.0, size, dtype) if weight is None else as_tensor(op, "weight", weight)
-    bias = _constant(0.0, size, dtype) if bias is None else as_tensor(op, "bias", bias)
+    weight = _constant(1.0, size, x._data) if weight is None else as_tensor(op, "weight", weight)
+    bias = _constant(0.0, size, x._data) if bias is None else as_tensor(op, "bias", bias)
     return weight, bias
 
 
@@ -78,8 +78,7 @@ def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor, weight: Ten
                                   float(momentum))
     out, saved_mean, saved_var = dispatch(BATCH_NORM, (x, weight, bias, running_mean, running_var), attrs)
     if batch_stats and training:
-        _update_running(running_mean, saved_mean._data, momentum)
-        _update_running(running_var, saved_var._data, momentum)
+        _update_running(running_mean, running_var, saved_mean._data, saved_var._data, momentum)
     return out
 
 
@@ -108,12 +107,24 @@ def _static_batch_norm(x, running_mean, running_var, weight, bias, attrs: dict, 
     return out
 
 
-def _update_running(running: Tensor, batch: np.ndarray, momentum: float) -> None:
-    """running = momentum * running + (1 - momentum) * batch, in place and outside the graph."""
-    data = running._data
-    data *= momentum
-    data += (1.0 - momentum) * batch
-    running._bump_version()
+def _update_running(running_mean: Tensor, running_var: Tensor, batch_mean, batch_var, momentum: float) -> None:
+    """running = momentum * running + (1 - momentum) * batch, in place and outside the graph.
+
+    On the GPU the batch_norm_update op's kernel computes the new statistics, which are copied into the
+    buffers' own storage (a layer's buffer keeps its array, as it does on the CPU)."""
+    mean, var = running_mean._data, running_var._data
+    if type(mean) in DEVICE_ARRAY_TYPES:
+        inputs, attrs = (mean, var, batch_mean, batch_var), {"momentum": float(momentum), "is_test": False}
+        new_mean, new_var = run_kernel(BATCH_NORM_UPDATE, inputs, attrs, "gpu",
+                                       BATCH_NORM_UPDATE.infer_meta(*inputs, **attrs))
+        mean.copy_to_device(new_mean)
+        var.copy_to_device(new_var)
+    else:
+        for data, batch in ((mean, batch_mean), (var, batch_var)):
+            data *= momentum
+            data += (1.0 - momentum) * batch
+    running_mean._bump_version()
+    running_var._bump_version()
 
 
 def layer_norm(x: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None,

@@ -16,9 +16,12 @@ from typing import Callable, Iterator
 
 import numpy as np
 
+from ...framework import gpu
 from ...framework.dtype import convert_dtype, to_paddle_dtype
-from ...framework.errors import invalid_argument, precondition_not_met
+from ...framework.errors import invalid_argument, invalid_type, precondition_not_met
 from ...framework.parameter import Parameter, ParamAttr, create_parameter, unique_name
+from ...framework.place import Place, convert_place, require
+from ...framework.registry import DEVICE_ARRAY_TYPES
 from ...framework.tensor import Tensor
 from ...framework.thread_modes import modes
 
@@ -40,6 +43,34 @@ class HookRemoveHelper:
 
 
 _hook_ids = iter(range(1 << 62))
+
+
+def _transform(t: Tensor, place: "Place | None", dtype: "np.dtype | None") -> None:
+    """Cast `t`'s float storage to `dtype` where it lives, then move it to `place`; `t` keeps its identity."""
+    data = t._data
+    on_gpu = type(data) in DEVICE_ARRAY_TYPES
+    if dtype is not None and data.dtype != dtype and to_paddle_dtype(data.dtype).is_floating_point:
+        if on_gpu:
+            from ...framework.ops.elementwise import cast
+            data = cast(Tensor._wrap(data), dtype)._data
+        else:
+            data = data.astype(dtype)
+        t._grad = None
+    if place is not None and place.is_gpu_place() != on_gpu:
+        data = gpu.to_device(data) if place.is_gpu_place() else gpu.to_host(data)
+    if data is not t._data:
+        t._data = data
+        t._bump_version()
+
+
+def _assign(target: Tensor, array) -> None:
+    """Copy `array` (host or device) into `target`'s storage in place, cast to its dtype (set_state_dict)."""
+    values = gpu.to_host(array).astype(target._data.dtype, copy=False)
+    if type(target._data) in DEVICE_ARRAY_TYPES:
+        target._data.copy_to_device(gpu.to_device(values))
+    else:
+        target._data[...] = values
+    target._bump_version()
 
 
 class Layer:
@@ -306,24 +337,46 @@ class Layer:
             if not p.stop_gradient:
                 p.clear_grad(set_to_zero)
 
-    def to(self, device=None, dtype=None, blocking=None) -> "Layer":
-        """Cast every float parameter and buffer to `dtype` in place (the device is always the CPU)."""
-        if device is not None:
-            from ...framework.place import convert_place
-            if convert_place(device).backend != "cpu":
-                raise invalid_argument("Layer.to", f"got device {device!r}; layers live on the CPU in this build.")
-        if dtype is None:
-            return self
-        np_dtype = convert_dtype(dtype)
-        if not to_paddle_dtype(np_dtype).is_floating_point:   # float16, bfloat16, float32, float64
+    def to(self, device=None, dtype=None, blocking=None, non_blocking=None) -> "Layer":
+        """Move every parameter and buffer (and a parameter's grad) to `device` ('cpu', 'gpu', 'gpu:0' or a
+        Place) and/or cast the float ones to `dtype`, in place: each Parameter stays the same object, so an
+        optimizer that holds it keeps working (build the optimizer's state after moving, as Paddle advises).
+
+        >>> model.to("gpu")            # doctest: +SKIP
+        """
+        if device is not None and not isinstance(device, (str, Place)):
+            raise invalid_argument("Layer.to", f"device must be a str ('cpu', 'gpu:0') or a Place, got "
+                                               f"{type(device).__name__}.")
+        for name, flag in (("blocking", blocking), ("non_blocking", non_blocking)):
+            if flag is not None and not isinstance(flag, bool):
+                raise invalid_argument("Layer.to", f"{name} must be True, False or None, got {flag!r}.")
+        place = None if device is None else require(convert_place(device), "Layer.to")
+        np_dtype = None if dtype is None else convert_dtype(dtype)
+        if np_dtype is not None and not to_paddle_dtype(np_dtype).is_floating_point:  # float16/bfloat16/32/64
             raise invalid_argument("Layer.to", f"dtype must be a float type, got {np_dtype}.")
         for t in list(self.parameters()) + list(self.buffers()):
-            if to_paddle_dtype(t._data.dtype).is_floating_point and t._data.dtype != np_dtype:
-                t._data = t._data.astype(np_dtype)
-                t._grad = None
-        for layer in self.sublayers(include_self=True):
-            layer.__dict__["_dtype"] = np_dtype
+            _transform(t, place, np_dtype)
+            if t._grad is not None:
+                _transform(t._grad, place, np_dtype)
+        if np_dtype is not None:
+            for layer in self.sublayers(include_self=True):
+                layer.__dict__["_dtype"] = np_dtype
         return self
+
+    def cuda(self, device=None) -> "Layer":
+        """Move every parameter and buffer to the GPU (`device`: None for the current one, an int or a CUDAPlace)."""
+        if device is None:
+            device = "gpu"
+        elif isinstance(device, int) and not isinstance(device, bool):
+            device = f"gpu:{device}"
+        elif not (isinstance(device, Place) and device.is_gpu_place()):
+            raise invalid_type("Layer.cuda", f"device must be an int, a CUDAPlace or None, got "
+                                             f"{type(device).__name__}.")
+        return self.to(device=device)
+
+    def cpu(self) -> "Layer":
+        """Move every parameter and buffer to the CPU."""
+        return self.to(device="cpu")
 
     def float(self) -> "Layer":
         return self.to(dtype="float32")
@@ -368,8 +421,7 @@ class Layer:
             raise invalid_argument("set_state_dict", f"{len(problems)} entr{'y' if len(problems) == 1 else 'ies'} "
                                    "do not fit this layer, nothing was loaded: " + "; ".join(problems) + ".")
         for target, array in updates:
-            target._data[...] = array.astype(target._data.dtype, copy=False)
-            target._bump_version()
+            _assign(target, array)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
         if missing:
