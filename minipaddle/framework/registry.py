@@ -115,6 +115,7 @@ class OpDef:
     variadic: bool = False  # the one input takes a list of tensors (concat, stack)
     attr_defaults: dict = field(default_factory=dict, repr=False)  # name -> default, for grad nodes
     _save_index: dict = field(default_factory=dict, repr=False)
+    node_info: Callable[[list, dict], dict] | None = field(default=None, repr=False)  # for the debugger
 
 
 OPS: dict[str, OpDef] = {}
@@ -135,8 +136,17 @@ def register_op(
     kernel_input: int = 0,
     variadic: bool = False,
     doc: str = "",
+    node_info: Callable[[list, dict], dict] | None = None,
 ) -> OpDef:
-    """Declare an operator. `attrs` maps name -> (type, default)."""
+    """Declare an operator. `attrs` maps name -> (type, default).
+
+    `node_info(arrays, attrs) -> dict`, optional: what the debugger shows on this op's node beyond its
+    inputs, for ops whose inputs alone do not show what they mean (a sparse matrix given as three
+    vectors). Only the trace recorder calls it, once per recorded call, with the inputs' storage
+    arrays and the attrs (defaults filled in); it returns {"title": str, "rows": [[label, text], ...],
+    "grid": {"shape": [r, c], "values": [r * c numbers]} or None} (grid: at most 32 x 32, drawn as a
+    heat map). An exception it raises is noted in the trace, never raised to the program.
+    """
     if name in OPS:
         raise ValueError(f"op {name!r} is already registered")
     attr_list = tuple(Attr(k, t, d) for k, (t, d) in (attrs or {}).items())
@@ -148,7 +158,7 @@ def register_op(
         differentiable_inputs = tuple(differentiable_inputs)
     op = OpDef(name, tuple(inputs), tuple(outputs), attr_list, infer_meta, backward,
                tuple(save), differentiable_inputs, doc=doc, kernel_input=kernel_input, variadic=variadic,
-               attr_defaults={a.name: a.default for a in attr_list})
+               attr_defaults={a.name: a.default for a in attr_list}, node_info=node_info)
     clash = set(op.attr_defaults) & _GRAD_NODE_NAMES
     if clash:  # backward rules read attrs as node.<attr>; these names are the node's own
         raise ValueError(f"op {name!r}: attribute names {sorted(clash)} are reserved by GradNode")

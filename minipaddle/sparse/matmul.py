@@ -48,10 +48,45 @@ def csr_dense_matmul_grad(node, dout):
     return None, None, d_values, d_y
 
 
+def csr_dense_matmul_info(arrays: list, attrs: dict) -> dict:
+    """The debugger's picture of the sparse operand (register_op's node_info): its shape, how many entries it
+    stores, and where: the pattern as at most 32 x 32 blocks, each the fraction of its entries stored. The
+    op's inputs alone are three vectors; this is the matrix a learner has in mind."""
+    crows, cols, _, y = arrays
+    n_rows, n_cols, nnz = int(attrs["n_rows"]), int(y.shape[0]), int(cols.shape[0])
+    total = n_rows * n_cols
+    percent = 100.0 * nnz / total if total else 0.0
+    rows = [["sparse matrix", f"[{n_rows}, {n_cols}] CSR"],
+            ["nnz", f"{nnz} of {total} ({percent:.1f}%)" if percent >= 0.1 or nnz == 0 else
+             f"{nnz} of {total} ({percent:.1g}%)"]]
+    grid = None
+    if isinstance(crows, np.ndarray) and total:  # on the GPU the indices stay there: no pattern
+        per_row = np.diff(crows)
+        rows.append(["stored per row", f"min {per_row.min()} · mean {per_row.mean():.1f} · max {per_row.max()}"])
+        grid = csr_pattern_grid(crows, cols, n_rows, n_cols)
+        block = (-(-n_rows // grid["shape"][0]), -(-n_cols // grid["shape"][1]))
+        rows.append(["pattern", f"{grid['shape'][0]} x {grid['shape'][1]} cells, each up to {block[0]} x {block[1]} "
+                                "entries: the fraction stored"])
+    return {"title": "sparse operand x", "rows": rows, "grid": grid}
+
+
+def csr_pattern_grid(crows: np.ndarray, cols: np.ndarray, n_rows: int, n_cols: int, max_cells: int = 32) -> dict:
+    """A CSR matrix's occupancy, downsampled to at most max_cells x max_cells blocks: each block's fraction
+    of stored entries (duplicates counted once at most: capped at 1)."""
+    grid_rows, grid_cols = min(n_rows, max_cells), min(n_cols, max_cells)
+    entry_rows = np.repeat(np.arange(n_rows, dtype=np.int64), np.diff(crows))
+    cell = (entry_rows * grid_rows // n_rows) * grid_cols + np.asarray(cols, dtype=np.int64) * grid_cols // n_cols
+    counts = np.bincount(cell, minlength=grid_rows * grid_cols)
+    block_rows = np.bincount(np.arange(n_rows) * grid_rows // n_rows, minlength=grid_rows)
+    block_cols = np.bincount(np.arange(n_cols) * grid_cols // n_cols, minlength=grid_cols)
+    fraction = np.minimum(counts / np.outer(block_rows, block_cols).reshape(-1), 1.0)
+    return {"shape": [grid_rows, grid_cols], "values": fraction.tolist()}
+
+
 SPARSE_CSR_DENSE_MATMUL = register_op(
     "sparse_csr_dense_matmul", inputs=("crows", "cols", "values", "y"), attrs={"n_rows": (int, 0)},
     infer_meta=csr_dense_matmul_meta, backward=csr_dense_matmul_grad, save=("crows", "cols", "values", "y"),
-    differentiable_inputs=(2, 3), kernel_input=2,
+    differentiable_inputs=(2, 3), kernel_input=2, node_info=csr_dense_matmul_info,
     doc="CSR matrix [n_rows, k] (crows, cols, values) @ dense y [k, n] -> dense [n_rows, n].")
 add_kernel("sparse_csr_dense_matmul", "cpu", ("float32", "float64"),
            LazyKernel("minipaddle.sparse.kernels:csr_dense_matmul"), name="numba_csr")

@@ -34,6 +34,7 @@ from . import program as _program
 from .doc_cache import DocumentCache
 from .id_table import IdTable
 from .kernel_choice import backward_rule_op, decision_json, describe_kernel, on_device
+from .node_info import add_node_info
 from .pylayer_source import pylayer_source
 from .step_ring import StepRing
 from .summary import SATURATION_OPS, json_number, jsonable, saturation
@@ -206,6 +207,8 @@ class TraceBuilder:
             "nan_inf": None, "first_nan_inf": False, "step": step}
         if e.op in SATURATION_OPS and e.outputs:  # the health view's saturated / dead fraction
             node["saturation"] = saturation(e.op, e.outputs[0]._data)
+        if getattr(e.opdef, "node_info", None) is not None:  # the op's own picture (a sparse matrix's pattern)
+            add_node_info(node, e.opdef, e.inputs, e.attrs, self.errors)
         held.append(nid)
         if self.states.nan_pending:  # (only outputs can be pending here: the inputs' were flushed)
             self.states.nan_pending.clear()  # _check_nan_inf knows more about outputs

@@ -237,7 +237,8 @@ def _describe_step(s: dict, nodes: dict, gnodes: dict, updates: dict) -> tuple:
         if n["kernel"].get("tuning"):
             kernel += _tuning_table(n["kernel"]["tuning"])
         nan = ("mp-nan mp-first" if n["first_nan_inf"] else "mp-nan") if n["nan_inf"] else ""
-        return (f"<code>{esc(n['op'])}</code>", esc(n["layer"] or ""), kernel, _us(n["end_ns"] - n["start_ns"]),
+        what = f"<code>{esc(n['op'])}</code>" + _node_info(n.get("info"))
+        return (what, esc(n["layer"] or ""), kernel, _us(n["end_ns"] - n["start_ns"]),
                 [n["id"]], nan)
     if s["kind"] == "backward_step":
         g = gnodes.get(s["node"], {})
@@ -252,6 +253,28 @@ def _describe_step(s: dict, nodes: dict, gnodes: dict, updates: dict) -> tuple:
     u = updates.get(s["update"], {})
     what = f"{esc(u.get('optimizer', ''))} update of <code>{esc(u.get('param_name') or '?')}</code>"
     return what, "", f"lr {_num(u.get('lr'))}", "—", [u.get("param")], ""
+
+
+def _node_info(info: dict | None) -> str:
+    """An op's own picture of the call (schema 1.4 opNode.info): its title and rows, its grid as a heat map."""
+    if not info:
+        return ""
+    lines = [f"<b>{esc(info['title'])}</b>"] + [f"{esc(label)}: {esc(text)}" for label, text in info["rows"]]
+    return "".join(f"<br><small>{line}</small>" for line in lines) + _grid_svg(info["grid"])
+
+
+def _grid_svg(grid: dict | None, cell: int = 4) -> str:
+    """A grid of numbers as cells shaded by value, darkest at the largest (numbers only: nothing to escape)."""
+    if not grid:
+        return ""
+    n_rows, n_cols = grid["shape"]
+    nums = [v if isinstance(v, (int, float)) else 0.0 for v in grid["values"]]
+    top = max([abs(v) for v in nums] + [1e-12])
+    cells = "".join(f'<rect x="{cell * (i % n_cols)}" y="{cell * (i // n_cols)}" width="{cell}" height="{cell}" '
+                    f'fill-opacity="{abs(v) / top:.2f}"/>' for i, v in enumerate(nums) if v)
+    width, height = cell * n_cols, cell * n_rows
+    return (f'<br><svg data-testid="mp-info-grid" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+            f'fill="#dc2626"><rect width="{width}" height="{height}" fill="none" stroke="#9ca3af"/>{cells}</svg>')
 
 
 def _hist_svg(h: dict | None) -> str:
