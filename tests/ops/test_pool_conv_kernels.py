@@ -221,8 +221,15 @@ def test_fast_conv2d_gradients_match_col2im_and_im2col_kernels(case):
     want_dw = conv_general.conv2d_grad_filter_im2col(x, dout, *geometry, weight.shape[2:])
     for kernel_fn in FAST_CONV2D_TRANSPOSE:
         np.testing.assert_allclose(kernel_fn(dout, weight, *geometry, x.shape[2:]), want_dx, **_close(x.dtype))
-    for kernel_fn in FAST_CONV2D_GRAD_FILTER:
-        np.testing.assert_allclose(kernel_fn(x, dout, *geometry, weight.shape[2:]), want_dw, **_close(x.dtype))
+    saved = conv_fast.BATCH_WIDE_MIN_WEIGHTS
+    try:
+        for threshold in (0, 10**9):  # the batch-wide GEMM, then the per-image products summed
+            conv_fast.BATCH_WIDE_MIN_WEIGHTS = threshold
+            for kernel_fn in FAST_CONV2D_GRAD_FILTER:
+                np.testing.assert_allclose(kernel_fn(x, dout, *geometry, weight.shape[2:]), want_dw,
+                                           **_close(x.dtype))
+    finally:
+        conv_fast.BATCH_WIDE_MIN_WEIGHTS = saved
 
 
 def test_big_conv_runs_the_threaded_loops_and_agrees():
