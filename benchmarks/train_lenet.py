@@ -7,7 +7,9 @@ Linear(120,84) Linear(84,10), cross-entropy, SGD. Frameworks: minipaddle, a hand
 version (im2col + BLAS, the same algorithm minipaddle's kernels use, with no framework around it),
 PyTorch CPU (2 threads), PaddlePaddle when available. Each in its own process, alternated, medians.
 
-Targets: minipaddle >= 1.0x Paddle; stretch >= 0.5x PyTorch.
+Targets: minipaddle >= 1.0x Paddle; >= 1.0x PyTorch (the issue "convolutional training on the CPU at
+PyTorch's speed": LeNet's step is mostly pooling and convolution kernels, kernels/cpu/pooling_fast.py
+and conv_fast.py). The machine is shared: run several rounds and read the spread, not one number.
 """
 from __future__ import annotations
 
@@ -173,7 +175,7 @@ BUILDERS = {"minipaddle": minipaddle_step, "numpy": numpy_step, "torch": torch_s
 def main(argv: list[str] | None = None) -> int:
     return harness.training_benchmark(__file__, __doc__, BUILDERS, "train_lenet",
                                       [("minipaddle", "paddle", 1.0, "PaddlePaddle"),
-                                       ("minipaddle", "torch", 0.5, "stretch: PyTorch CPU")],
+                                       ("minipaddle", "torch", 1.0, "PyTorch CPU")],
                                       window_seconds=1.0, argv=argv)
 
 

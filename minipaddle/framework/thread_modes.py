@@ -127,16 +127,21 @@ modes = ThreadModes()
 
 # ---- CPU thread pools: numba's and OpenBLAS's, one policy ----------------------------------------
 # Two thread pools share the cores: numba's (OpenMP, for `prange` loops) and OpenBLAS's (numpy's
-# matrix products). Each spin-waits for more work after a call by default, and on a machine with
-# few cores a pool spinning while the other works halves or worse the speed of both (measured on
-# 2 cores: a 128x784 @ 784x256 product right after a parallel loop took 11.7 ms instead of 0.32 ms).
-# The policy, which every kernel with a `prange` follows:
+# matrix products; OMP_NUM_THREADS / OPENBLAS_NUM_THREADS size it). Each spin-waits for more work
+# after a call by default, and on a machine with few cores a pool spinning while the other works
+# halves or worse the speed of both (measured on 2 cores: a 128x784 @ 784x256 product right after a
+# parallel loop took 11.7 ms instead of 0.32 ms). The policy every CPU kernel follows:
 #   1. numba's threads sleep as soon as a loop ends (OMP_WAIT_POLICY=PASSIVE, unless the user set
 #      it), so OpenBLAS finds the cores free;
-#   2. BLAS is never called from inside a parallel loop: a kernel alternates, parallel numba loop
-#      (im2col, pooling) then one BLAS call over the whole batch, each pool using every core in turn;
+#   2. BLAS is never called from inside a parallel loop: a kernel runs its numba loop (im2col,
+#      col2im, pooling), then its BLAS products -- the two pools take turns, never nest;
 #   3. a loop over less than PARALLEL_MIN_BYTES of memory runs on one thread: waking the pool costs
-#      more than the loop (`cpu_threads_for`).
+#      more than the loop (`cpu_threads_for`);
+#   4. threaded kernels are never the default, only candidates the autotuner times: on a machine
+#      whose cores other processes also use, a second thread often waits more than it works
+#      (measured on the shared 2-core machine: LeNet's pooling and conv kernels ran 10-40% slower
+#      threaded). conv2d and its input gradient call BLAS once per image, below the size at which
+#      OpenBLAS starts its threads, so its pool stays asleep through them too.
 PARALLEL_MIN_BYTES = 1 << 19   # 512 KiB: LeNet's first pooling (1.2 MB) splits, its second (0.4 MB) not
 
 
