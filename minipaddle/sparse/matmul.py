@@ -64,9 +64,10 @@ def csr_dense_matmul_info(arrays: list, attrs: dict) -> dict:
         per_row = np.diff(crows)
         rows.append(["stored per row", f"min {per_row.min()} · mean {per_row.mean():.1f} · max {per_row.max()}"])
         grid = csr_pattern_grid(crows, cols, n_rows, n_cols)
-        block = (-(-n_rows // grid["shape"][0]), -(-n_cols // grid["shape"][1]))
-        rows.append(["pattern", f"{grid['shape'][0]} x {grid['shape'][1]} cells, each up to {block[0]} x {block[1]} "
-                                "entries: the fraction stored"])
+        (grid_rows, grid_cols), exact = grid["shape"], n_rows % grid["shape"][0] == n_cols % grid["shape"][1] == 0
+        block = f"{'' if exact else 'up to '}{-(-n_rows // grid_rows)} × {-(-n_cols // grid_cols)}"
+        rows.append(["pattern", f"{grid_rows} × {grid_cols} cells, each a block of {block} entries shaded by the "
+                                "fraction stored"])
     return {"title": "sparse operand x", "rows": rows, "grid": grid}
 
 

@@ -3,7 +3,8 @@
  *
  *   op node       op, layer path, attrs, the kernel that ran and why, its time (a GPU op: each CUDA
  *                 launch with its grid and block, and its GPU time from CUDA events; for a kernel the
- *                 autotuner chose: each candidate's measured time, the winner, where it came from); each input and
+ *                 autotuner chose: each candidate's measured time, the winner, where it came from); what the
+ *                 op itself shows of the call (its node_info: a sparse product's nnz and pattern); each input and
  *                 output: shape, dtype, summary, histogram, heat map of small values, and the
  *                 gradient the backward pass computed for it, beside the value
  *   grad node     its forward op, the gradients it received and sent, the ops its rule ran (with the
@@ -19,7 +20,7 @@
  *   variable      shape, dtype, kind (parameter, data, persistable); in a run its value at the step,
  *                 what was fed and fetched
  */
-import { GradNode, InnerOp, Kernel, KernelLaunch, KernelTuning, OpNode, PassDiff, ProgramDoc, ProgramOp, ProgramRun, ProgramVar, SourceRef, State, TensorRec, TensorSummary } from './schema';
+import { GradNode, InnerOp, Kernel, KernelLaunch, KernelTuning, NodeInfo, OpNode, PassDiff, ProgramDoc, ProgramOp, ProgramRun, ProgramVar, SourceRef, State, TensorRec, TensorSummary } from './schema';
 import { TraceIndex } from './trace_index';
 import { clip, DiffMarks, programNode, shapeOf, summaryAt, varKind } from './program_graph';
 import { blockPath, declaringBlock, programOpId } from './steps';
@@ -166,6 +167,7 @@ function opInspector(idx: TraceIndex, n: OpNode, out: HTMLElement, step: number)
   if (typeof n.saturation === 'number') row(table, n.op === 'relu' ? 'dead outputs' : 'saturated outputs', `${(n.saturation * 100).toFixed(1)}%`);
   if (n.nan_inf) row(table, 'NaN/Inf', n.first_nan_inf ? `${n.nan_inf} here (the first in the trace)` : `${n.nan_inf} from an input`);
   out.appendChild(table);
+  if (n.info) out.appendChild(nodeInfoView(n.info));
   if (pylayer) {
     for (const [title, code] of [['forward, as written', pylayer.forward], ['backward, as written', pylayer.backward]] as [string, string | null][]) {
       if (!code) continue;
@@ -183,6 +185,23 @@ function opInspector(idx: TraceIndex, n: OpNode, out: HTMLElement, step: number)
   const gradsOut = back && back.kind === 'backward_step' ? (ran ? back.grads_out : back.grads_out.map((_, k) => notYet(k))) : undefined;
   n.inputs.forEach((tid, k) => out.appendChild(tensorPair(idx, tid, n.input_states[k], gradsOut ? gradsOut[k] ?? null : undefined, `in ${k}`)));
   n.outputs.forEach((tid, k) => out.appendChild(tensorPair(idx, tid, n.output_states[k], gradsIn ? gradsIn[k] ?? null : undefined, `out ${k}`)));
+}
+
+/** An op's own picture of the call (schema 1.4 info, from the node_info registered with the op): its title,
+ * its rows as a small table, and its grid (a sparse matrix's pattern) as a heat map. */
+export function nodeInfoView(info: NodeInfo): HTMLElement {
+  const box = el('div', 'mp-node-info');
+  box.dataset.testid = 'mp-node-info';
+  box.appendChild(el('div', 'mp-state-title', info.title));
+  const table = el('table', 'mp-props');
+  for (const [label, text] of info.rows) row(table, label, text);
+  box.appendChild(table);
+  const map = info.grid ? heatmapSvg(info.grid.values, info.grid.shape) : null;
+  if (map) {
+    map.setAttribute('data-testid', 'mp-info-grid');
+    box.appendChild(map);
+  }
+  return box;
 }
 
 /** "grid (4,1,1) × block (256,1,1)": a CUDA launch's dimensions, as the kernel sees them in gridDim and blockDim. */

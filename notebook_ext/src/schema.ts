@@ -136,6 +136,18 @@ export interface OpNode {
   step: number;
   /** schema 1.2: tanh/sigmoid saturated or relu dead fraction of the output */
   saturation?: number | null;
+  /** schema 1.4, ops registered with node_info only: what the op shows of this call beyond its inputs */
+  info?: NodeInfo;
+}
+
+/** An op's own picture of one call (schema 1.4), such as a sparse matrix's nnz and pattern. */
+export interface NodeInfo {
+  /** what the rows and the grid describe ("sparse operand x") */
+  title: string;
+  /** [label, text] pairs, shown as a small table */
+  rows: [string, string][];
+  /** numbers drawn as a heat map, row-major, at most 32 x 32 (a sparse pattern: the stored fraction per block) */
+  grid: { shape: [number, number]; values: Num[] } | null;
 }
 
 export interface ForwardEdge {
