@@ -147,7 +147,43 @@ def test_optimizer_state_loads_into_gpu_accumulators_in_place():
     np.testing.assert_array_equal(loaded.numpy(), np.full((2, 2), 4.0, np.float32))
 
 
+def test_an_update_of_a_gpu_parameter_is_reported_with_its_norms():
+    from minipaddle.framework import instrument
+    events = []
+
+    def run():
+        w = paddle.create_parameter([2, 2], "float64", default_initializer=nn.initializer.Constant(1.0))
+        (w * paddle.to_tensor([[3.0, 0.0], [0.0, 4.0]])).sum().backward()    # grad [[3, 0], [0, 4]]: norm 5
+        stop = instrument.subscribe(events.append, kinds=("optimizer_update",))
+        try:
+            paddle.optimizer.SGD(0.1, parameters=[w]).step()
+        finally:
+            stop()
+        return w.numpy()
+    np.testing.assert_allclose(_on("gpu", run), [[0.7, 1.0], [1.0, 0.6]])
+    (event,) = events
+    assert (event.optimizer, event.lr) == ("SGD", 0.1)
+    np.testing.assert_allclose([event.grad_norm, event.update_norm], [5.0, 0.5])
+
+
 # ---- parameters made on the current device, Layer.to -------------------------------------------------
+def test_initializers_fill_a_gpu_parameter_with_the_cpus_draws():
+    def run():
+        w = paddle.create_parameter([2, 3], "float32", default_initializer=nn.initializer.Constant(2.0))
+        first = w.numpy().copy()
+        paddle.seed(9)
+        nn.initializer.Normal(0.0, 2.0)(w)
+        drawn = w.numpy().copy()   # on the CPU numpy() shares the storage Assign overwrites
+        nn.initializer.Assign(paddle.to_tensor(np.arange(6.0).reshape(2, 3)))(w)   # from a tensor of this device
+        return first, drawn, w.numpy(), str(w.place)
+    (first, drawn, assigned, place), cpu = _on("gpu", run), _on("cpu", run)
+    assert place == "Place(gpu:0)" and cpu[3] == "Place(cpu)"
+    np.testing.assert_array_equal(first, np.full((2, 3), 2.0, np.float32))
+    np.testing.assert_array_equal(drawn, cpu[1])
+    assert np.std(drawn) > 0.5
+    np.testing.assert_array_equal(assigned, np.arange(6.0, dtype=np.float32).reshape(2, 3))
+
+
 def test_a_model_built_under_set_device_gpu_has_the_cpu_models_values_on_the_gpu():
     def build():
         paddle.seed(3)
