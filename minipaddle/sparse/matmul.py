@@ -75,13 +75,16 @@ def csr_pattern_grid(crows: np.ndarray, cols: np.ndarray, n_rows: int, n_cols: i
     """A CSR matrix's occupancy, downsampled to at most max_cells x max_cells blocks: each block's fraction
     of stored entries (duplicates counted once at most: capped at 1)."""
     grid_rows, grid_cols = min(n_rows, max_cells), min(n_cols, max_cells)
-    entry_rows = np.repeat(np.arange(n_rows, dtype=np.int64), np.diff(crows))
-    cell = (entry_rows * grid_rows // n_rows) * grid_cols + np.asarray(cols, dtype=np.int64) * grid_cols // n_cols
+    # matrix row i lies in grid row i * grid_rows // n_rows, so grid row k starts at row ceil(k * n_rows / grid_rows);
+    # CSR keeps a row block's entries contiguous: crows at those rows splits the entries by grid row
+    first_rows = -(-np.arange(grid_rows + 1) * n_rows // grid_rows)
+    entry_cell_rows = np.repeat(np.arange(grid_rows, dtype=np.int64), np.diff(np.asarray(crows)[first_rows]))
+    cell = entry_cell_rows * grid_cols + np.asarray(cols, dtype=np.int64) * grid_cols // n_cols
     counts = np.bincount(cell, minlength=grid_rows * grid_cols)
-    block_rows = np.bincount(np.arange(n_rows) * grid_rows // n_rows, minlength=grid_rows)
+    block_rows = np.diff(first_rows)
     block_cols = np.bincount(np.arange(n_cols) * grid_cols // n_cols, minlength=grid_cols)
     fraction = np.minimum(counts / np.outer(block_rows, block_cols).reshape(-1), 1.0)
-    return {"shape": [grid_rows, grid_cols], "values": fraction.tolist()}
+    return {"shape": [grid_rows, grid_cols], "values": np.round(fraction, 3).tolist()}
 
 
 SPARSE_CSR_DENSE_MATMUL = register_op(

@@ -91,7 +91,7 @@ def test_the_pattern_of_a_matrix_whose_size_32_does_not_divide_matches_a_cell_by
     csr = paddle.to_tensor(pattern).to_sparse_csr()
     grid = csr_pattern_grid(csr.crows().numpy(), csr.cols().numpy(), 45, 70)
     assert grid["shape"] == [32, 32]
-    np.testing.assert_allclose(np.reshape(grid["values"], (32, 32)), _block_fractions(pattern, (32, 32)))
+    np.testing.assert_allclose(np.reshape(grid["values"], (32, 32)), _block_fractions(pattern, (32, 32)), atol=5e-4)
     small = csr_pattern_grid(np.array([0, 1, 1, 3]), np.array([4, 0, 4]), 3, 5)  # smaller than 32: one entry a cell
     np.testing.assert_array_equal(np.reshape(small["values"], (3, 5)),
                                   [[0, 0, 0, 0, 1], [0, 0, 0, 0, 0], [1, 0, 0, 0, 1]])
