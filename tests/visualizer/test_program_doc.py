@@ -489,15 +489,19 @@ def test_a_to_static_call_inside_a_recording_adds_its_program_once():
     net = _Branchy()
     net(paddle.ones([2, 4]))          # built before the recording: still shown, as its to_static program
     with paddle.debug.record() as rec:
-        net(paddle.ones([2, 4]))      # the weights need gradients: the program's ops run eagerly
+        net(paddle.ones([2, 4]))      # the weights need gradients: one run_program op runs both Programs
         with paddle.no_grad():        # same signature: the cached program, run by the Executor
             net(-paddle.ones([2, 4]))
     doc = validated(rec.trace)
-    assert [(p["role"], p["name"]) for p in doc["programs"]] == [("dy2static", "to_static: _Branchy.forward")]
+    names = [(p["role"], p["name"]) for p in doc["programs"]]
+    assert names[0] == ("dy2static", "to_static: _Branchy.forward") and len(names) == 3
+    assert [n.split(":")[0].split()[-1] for _, n in names[1:]] == ["forward", "backward"]
     assert doc["programs"][0]["origin"]["original_source"].startswith("@paddle.jit.to_static")
-    assert "linear" in [n["op"] for n in doc["graph"]["forward"]["nodes"]]
-    (run,) = doc["program_runs"]
-    assert run["program"] == "P0" and "cond" in [s["type"] for s in run["steps"]]
+    (node,) = [n for n in doc["graph"]["forward"]["nodes"] if n["op"] == "run_program"]
+    assert node["attrs"]["forward_program"] == names[1][1] and node["attrs"]["backward_program"] == names[2][1]
+    forward_run, no_grad_run = doc["program_runs"]
+    assert forward_run["program"] == "P1" and no_grad_run["program"] == "P0"
+    assert "cond" in [s["type"] for s in forward_run["steps"]] and "cond" in [s["type"] for s in no_grad_run["steps"]]
 
 
 def test_the_byte_budget_drops_old_runs_first_then_steps():

@@ -146,8 +146,10 @@ class GradNode(BackwardContext):
         return HookHandle(hooks, hook)
 
     def release(self) -> None:
-        """Drop saved tensors after a backward without retain_graph."""
+        """Drop saved tensors after a backward without retain_graph -- and the attrs, which may hold
+        arrays too (a run_program call keeps its forward's scope there)."""
         self.saved = None
+        self.attrs = {}
         self.freed = True
         self.__dict__.clear()
 
