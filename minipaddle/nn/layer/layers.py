@@ -19,6 +19,7 @@ import numpy as np
 from ...framework import gpu
 from ...framework.dtype import convert_dtype, to_paddle_dtype
 from ...framework.errors import invalid_argument, invalid_type, precondition_not_met
+from ...framework.ops.elementwise import cast
 from ...framework.parameter import Parameter, ParamAttr, create_parameter, unique_name
 from ...framework.place import Place, convert_place, require
 from ...framework.registry import DEVICE_ARRAY_TYPES
@@ -51,7 +52,6 @@ def _transform(t: Tensor, place: "Place | None", dtype: "np.dtype | None") -> No
     on_gpu = type(data) in DEVICE_ARRAY_TYPES
     if dtype is not None and data.dtype != dtype and to_paddle_dtype(data.dtype).is_floating_point:
         if on_gpu:
-            from ...framework.ops.elementwise import cast
             data = cast(Tensor._wrap(data), dtype)._data
         else:
             data = data.astype(dtype)
