@@ -61,8 +61,8 @@ def collate_numpy(batch: Sequence):
     kind = type(sample)
     if kind is np.ndarray:
         return _stack("default_collate_fn", batch)
-    if kind is Tensor:
-        return _stack("default_collate_fn", [t._data for t in batch])
+    if kind is Tensor:  # GPU samples (a TensorDataset of GPU tensors) are stacked on the host
+        return _stack("default_collate_fn", [gpu.to_host(t._data) for t in batch])
     if kind is tuple or kind is list:
         return _collate_fields(batch, len(sample))
     if isinstance(sample, (str, bytes)):
@@ -92,7 +92,8 @@ def convert_numpy(sample):
     if isinstance(sample, np.ndarray):
         return sample.copy()  # the loader hands out its own storage, never a view into the dataset
     if isinstance(sample, Tensor):
-        return sample._data.copy()
+        data = sample._data
+        return data.copy() if type(data) is np.ndarray else gpu.to_host(data)
     if isinstance(sample, (numbers.Number, np.generic)) and not isinstance(sample, (str, bytes)):
         return _numbers_array([sample]).reshape(())
     if isinstance(sample, Mapping):

@@ -294,6 +294,18 @@ def test_a_dataloader_batch_lands_on_the_current_device():
     assert str(first_batch()[0].place) == "Place(cpu)"
 
 
+def test_a_tensor_dataset_of_gpu_tensors_batches_on_the_gpu():
+    x, y = np.arange(12.0).reshape(6, 2), np.arange(6).reshape(6, 1)
+
+    def batches():
+        dataset = paddle.io.TensorDataset([paddle.to_tensor(x), paddle.to_tensor(y)])
+        return [(a.numpy(), b.numpy(), str(a.place)) for a, b in paddle.io.DataLoader(dataset, batch_size=4)]
+    got = _on("gpu", batches)
+    assert [place for _, _, place in got] == ["Place(gpu:0)"] * 2
+    np.testing.assert_array_equal(np.concatenate([a for a, _, _ in got]), x)
+    np.testing.assert_array_equal(np.concatenate([b for _, b, _ in got]), y)
+
+
 def test_paddle_model_fit_trains_on_the_gpu_as_on_the_cpu():
     def fit():
         paddle.seed(5)
