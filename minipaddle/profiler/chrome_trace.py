@@ -63,6 +63,8 @@ def chrome_trace(result) -> dict:
         span(f"compile {fn}", "NumbaJIT", "numba-jit", start, end, {"signature": signature})
     for op in c.ops:
         span(op[NAME], "Operator", _PHASE_LANE[op[PHASE]], op[START], op[END], _op_args(op))
+        for inner in (op[EXTRA] or {}).get("program_ops", ()):  # a run_program's Program, op by op
+            span(inner[NAME], "OperatorInner", _PHASE_LANE[op[PHASE]], inner[START], inner[END], _op_args(inner))
     for flow_id, b in enumerate(c.backward, start=1):
         span(b[B_NAME], "Backward", "backward", b[B_START], b[B_END], {"forward_node": b[B_FORWARD]})
         for inner in b[B_INNER]:

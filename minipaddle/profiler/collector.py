@@ -6,7 +6,9 @@ It keeps plain records (no tensors, nothing that holds memory alive):
                    node id, extra]; phase is forward / optimization / dataloader; node id ("n4") counts
                    forward ops from the window's start, as a trace recorder started with it would name them
     backward       every grad node that ran: [name, start, end, forward node id, inner ops, forward op index];
-                   inner ops are the ops its backward rule ran (records like `ops`, phase "backward")
+                   inner ops are the ops its backward rule ran (records like `ops`, phase "backward");
+                   a `run_program` op (a @to_static call that trains) keeps the Executor's ops of its
+                   forward Program in extra["program_ops"], and its grad node those of the backward one
     phase_spans    (phase, name, start, end): backward passes, optimizer steps, batch loads
     user_events    (name, event type, start, end) from RecordEvent
     compiles       (function, signature, start, end): numba JIT compilations (numba's "numba:compile" event)
@@ -28,7 +30,7 @@ from ..framework.autotune import TunedKernel
 from . import record_event
 
 # What the collector hears (optimizer steps and batch loads come through loop_phases.py).
-KINDS = ("op", "backward_begin", "backward_step", "backward_end")
+KINDS = ("op", "backward_begin", "backward_step", "backward_end", "executor_op")
 # Positions in an op record.
 NAME, KERNEL, START, END, PHASE, LAYER, NODE, EXTRA = range(8)
 # The window keeps at most this many records of each kind (ops, grad nodes, memory samples, spans):
@@ -63,6 +65,7 @@ class Collector:
         self._node_count = 0
         self._links: dict = {}        # id(grad node) -> (weakref, forward node id, op index)
         self._inner: list = []        # ops of backward rules, until their backward_step arrives
+        self._program_ops: list = []  # the Executor's ops of a run_program forward, until its op event arrives
         self._depth = 0               # nested backward passes
         self._backward_start = 0
         self._phases: list = []       # the phases open now (optimization, dataloader), innermost last
@@ -103,6 +106,8 @@ class Collector:
                 self._on_op(e)
             elif kind == "backward_step":
                 self._on_backward_step(e)
+            elif kind == "executor_op":
+                self._on_executor_op(e)
             elif kind == "backward_begin":
                 if self._depth == 0:
                     self._backward_start = time.perf_counter_ns()
@@ -126,6 +131,10 @@ class Collector:
         extra = None
         if self.record_shapes or self.with_flops or self.profile_memory:
             extra = self._extra(e)
+        if self._program_ops:  # the Executor ran a Program inside this op's kernel (run_program)
+            program_ops, self._program_ops = self._program_ops, []
+            if e.op == "run_program":
+                extra = dict(extra or {}, program_ops=program_ops)
         if self._depth:
             self._inner.append([e.op, kernel, e.start_ns, e.end_ns, "backward", e.layer, None, extra])
             return
@@ -150,6 +159,17 @@ class Collector:
         return [f"the profiler kept the first {self.max_records:,} {kind} records of this window; {n:,} later "
                 "ones were not kept, so the tables and the timeline leave their time out (profile fewer steps with "
                 "make_scheduler, or raise Collector.max_records)" for kind, n in sorted(self.dropped.items())]
+
+    def _on_executor_op(self, e: instrument.ExecutorOp) -> None:
+        """An op of a Program the Executor ran: inside a backward rule (run_program's) it joins the
+        rule's inner ops; else it waits for the run_program op whose kernel ran the Program. (A
+        Program run outside run_program is not profiled op by op: its ops are dropped at the next op.)"""
+        record = [e.op.type, "executor", e.start_ns, e.end_ns, "backward" if self._depth else "forward", None, None,
+                  None]
+        if self._depth:
+            self._inner.append(record)
+        elif len(self._program_ops) < self.max_records:
+            self._program_ops.append(record)
 
     def _on_backward_step(self, e: instrument.BackwardStep) -> None:
         node = e.node

@@ -55,6 +55,9 @@ def profile_section(result, max_spans: int = MAX_SPANS) -> dict:
     for op in c.ops:
         add(_PHASE_LANE[op[PHASE]], op[NAME], "Operator", op[START], op[END], node=op[NODE], layer=op[LAYER],
             kernel=op[KERNEL])
+        for inner in (op[EXTRA] or {}).get("program_ops", ()):  # a run_program's Program, op by op
+            add(_PHASE_LANE[op[PHASE]], inner[NAME], "OperatorInner", inner[START], inner[END], node=op[NODE],
+                kernel=inner[KERNEL])
     for b in c.backward:
         add("backward", b[B_NAME], "Backward", b[B_START], b[B_END], forward_node=b[B_FORWARD])
         for inner in b[B_INNER]:

@@ -139,6 +139,8 @@ def operator_stats(c, record_shapes: bool) -> dict:
         stat.child(f"kernel {op[KERNEL]}").add(duration, op[EXTRA])
         if record_shapes and op[EXTRA] and "shapes" in op[EXTRA]:
             stat.child("shapes " + ", ".join(str(s) for s in op[EXTRA]["shapes"])).add(duration)
+        for inner in (op[EXTRA] or {}).get("program_ops", ()):  # a run_program's Program, op by op
+            stat.child(f"{inner[NAME]} ({inner[KERNEL]})").add(inner[END] - inner[START])
     for b in c.backward:
         stat = stats.setdefault(b[B_NAME], Stat())
         extra = {"flops": sum((i[EXTRA] or {}).get("flops", 0) for i in b[B_INNER]),
