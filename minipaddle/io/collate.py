@@ -22,6 +22,7 @@ import numpy as np
 from ..framework import gpu
 from ..framework.dtype import default_float
 from ..framework.errors import invalid_argument
+from ..framework.registry import DEVICE_ARRAY_TYPES
 from ..framework.tensor import Tensor
 
 __all__ = ["default_collate_fn", "default_convert_fn"]
@@ -40,6 +41,11 @@ def _numbers_array(values: Sequence) -> np.ndarray:
     if array.dtype.kind == "f":
         return array.astype(default_float(), copy=False)
     return array
+
+
+def _on_host(data):
+    """A sample's storage on the host: a GPU array is copied back, host data (arrays, numpy scalars) is kept."""
+    return gpu.to_host(data) if type(data) in DEVICE_ARRAY_TYPES else data
 
 
 def _stack(op: str, arrays: list) -> np.ndarray:
@@ -62,7 +68,7 @@ def collate_numpy(batch: Sequence):
     if kind is np.ndarray:
         return _stack("default_collate_fn", batch)
     if kind is Tensor:  # GPU samples (a TensorDataset of GPU tensors) are stacked on the host
-        return _stack("default_collate_fn", [gpu.to_host(t._data) for t in batch])
+        return _stack("default_collate_fn", [_on_host(t._data) for t in batch])
     if kind is tuple or kind is list:
         return _collate_fields(batch, len(sample))
     if isinstance(sample, (str, bytes)):
@@ -93,7 +99,7 @@ def convert_numpy(sample):
         return sample.copy()  # the loader hands out its own storage, never a view into the dataset
     if isinstance(sample, Tensor):
         data = sample._data
-        return data.copy() if type(data) is np.ndarray else gpu.to_host(data)
+        return gpu.to_host(data) if type(data) in DEVICE_ARRAY_TYPES else data.copy()
     if isinstance(sample, (numbers.Number, np.generic)) and not isinstance(sample, (str, bytes)):
         return _numbers_array([sample]).reshape(())
     if isinstance(sample, Mapping):
