@@ -167,7 +167,8 @@ class Assign(Initializer):
     """Copy given values (a list, numpy array or Tensor) into the parameter; shapes must match."""
 
     def __init__(self, value, name=None) -> None:
-        self.value = gpu.to_host(value._data) if hasattr(value, "_data") else np.asarray(value)
+        data = value._data if hasattr(value, "_data") else value
+        self.value = gpu.to_host(data) if type(data) in DEVICE_ARRAY_TYPES else np.asarray(data)
 
     def _values(self, shape):
         if self.value.shape != shape:

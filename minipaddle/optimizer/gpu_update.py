@@ -45,15 +45,15 @@ def check_supported(optimizer, param: Tensor) -> None:
                             hint="use SGD, Momentum, Adam or AdamW on the GPU, or train on the CPU (model.to('cpu')).")
 
 
-def host(array) -> np.ndarray:
-    """The array on the host (a copy for a device array): for reporting an update to a listener."""
-    return gpu.to_host(array)
+def host(array):
+    """`array` on the host: a copy for a device array, host data (arrays, numpy scalars) as it is."""
+    return gpu.to_host(array) if on_gpu(array) else array
 
 
 def load_into(array, value) -> None:
     """Copy `value` (host or device) into the accumulator `array` in place, on whichever backend it lives."""
     if not on_gpu(array):
-        array[...] = gpu.to_host(value)
+        array[...] = host(value)
         return
     if not on_gpu(value):
         value = gpu.to_device(np.asarray(value, dtype=array.dtype))

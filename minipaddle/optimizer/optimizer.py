@@ -26,7 +26,7 @@ import warnings
 
 import numpy as np
 
-from ..framework import arrays, gpu, instrument
+from ..framework import arrays, instrument
 from ..framework.autograd import no_grad
 from ..framework.dtype import BFLOAT16_NP
 from ..framework.errors import invalid_argument, invalid_type, precondition_not_met, unimplemented
@@ -386,7 +386,7 @@ class Optimizer:
         for name, value in state_dict.items():
             if name in ("LR_Scheduler", "master_weights"):
                 continue
-            data = value._data if isinstance(value, Tensor) else np.asarray(value)
+            data = gpu_update.host(value._data) if isinstance(value, Tensor) else np.asarray(value)
             holder[_UNIQUE_SUFFIX.sub("", name)] = (name, data)
         expected = {f"{p.name}_{self._kind_name(k)}" for p in self._all_params for k in self._kinds()}
         unmatched = [base for base in holder if base not in expected]
@@ -408,7 +408,7 @@ class Optimizer:
                 if loaded is not None:
                     self._load_into(arr, loaded[1], loaded[0])
                     self._accumulator_names[id(p)][kind] = loaded[0]
-        self._accumulators_holder = {base: (name, np.array(gpu.to_host(data))) for base, (name, data) in holder.items()}
+        self._accumulators_holder = {base: (name, np.array(data)) for base, (name, data) in holder.items()}
 
     set_dict = set_state_dict
 

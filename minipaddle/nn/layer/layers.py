@@ -65,7 +65,7 @@ def _transform(t: Tensor, place: "Place | None", dtype: "np.dtype | None") -> No
 
 def _assign(target: Tensor, array) -> None:
     """Copy `array` (host or device) into `target`'s storage in place, cast to its dtype (set_state_dict)."""
-    values = gpu.to_host(array).astype(target._data.dtype, copy=False)
+    values = (gpu.to_host(array) if type(array) in DEVICE_ARRAY_TYPES else array).astype(target._data.dtype, copy=False)
     if type(target._data) in DEVICE_ARRAY_TYPES:
         target._data.copy_to_device(gpu.to_device(values))
     else:
