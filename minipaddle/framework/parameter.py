@@ -12,9 +12,11 @@ from collections import defaultdict
 
 import numpy as np
 
+from . import gpu
 from .dtype import convert_dtype, default_float
 from .errors import invalid_argument
 from .initializer import Constant, XavierUniform
+from .place import current_place
 from .tensor import Tensor
 
 _counters: dict[str, itertools.count] = defaultdict(itertools.count)
@@ -150,7 +152,5 @@ def create_parameter(shape, dtype=None, name: str | None = None, attr=None, is_b
 def _to_current_place(param: Parameter) -> None:
     """Move a parameter initialized on the host to the current device (`paddle.set_device("gpu")`): the values
     are drawn on the host from the one generator, so a model built from a seed is the same on either device."""
-    from .place import current_place
     if current_place().backend == "gpu":
-        from . import gpu
         param._data = gpu.to_device(param._data)
