@@ -17,8 +17,7 @@ from typing import Callable
 from ....framework.creation import eye, full, to_tensor
 from ....framework.ops.linalg import dot, matmul, outer
 from ....framework.tensor import Tensor
-from .common import check_arguments, inf_norm, value_and_gradient
-from .line_search import strong_wolfe
+from .common import check_arguments, inf_norm, search_along, value_and_gradient
 
 __all__ = ["minimize_bfgs"]
 
@@ -55,13 +54,8 @@ def minimize_bfgs(objective_func: Callable[[Tensor], Tensor], initial_position: 
         if converged:
             break
         p = -matmul(H, g)                       # the quasi-Newton direction
-
-        def along(t: float, x=x, p=p):
-            fx, gx = value_and_gradient(api, objective_func, x + t * p)
-            return float(fx), gx
-
-        found = strong_wolfe(along, initial_step_length, float(value), g, p,
-                             tolerance_change=tolerance_change, max_iters=max_line_search_iters)
+        found = search_along(api, objective_func, x, p, value, g, initial_step_length, tolerance_change,
+                             max_line_search_iters)
         num_calls += found.num_evals
         s, y = found.step * p, found.grad - g
         x, g, value = x + s, found.grad, full([], found.loss, dtype=dtype)

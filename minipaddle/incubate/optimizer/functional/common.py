@@ -1,4 +1,5 @@
-"""What minimize_bfgs and minimize_lbfgs share: f and its gradient at a point, and their argument checks."""
+"""What minimize_bfgs and minimize_lbfgs share: f and its gradient at a point, the line search along a
+direction, and their argument checks."""
 from __future__ import annotations
 
 from typing import Callable
@@ -10,8 +11,9 @@ from ....framework.creation import zeros_like
 from ....framework.dtype import convert_dtype
 from ....framework.errors import invalid_argument, unimplemented
 from ....framework.tensor import Tensor
+from .line_search import strong_wolfe
 
-__all__ = ["value_and_gradient", "check_arguments", "inf_norm"]
+__all__ = ["value_and_gradient", "search_along", "check_arguments", "inf_norm"]
 
 
 def value_and_gradient(api: str, f: Callable[[Tensor], Tensor], x: Tensor) -> tuple[Tensor, Tensor]:
@@ -30,6 +32,18 @@ def value_and_gradient(api: str, f: Callable[[Tensor], Tensor], x: Tensor) -> tu
     if gradient is None:   # f does not depend on x
         gradient = zeros_like(x)
     return value.detach(), gradient.detach()
+
+
+def search_along(api: str, objective_func: Callable[[Tensor], Tensor], x: Tensor, p: Tensor, value: Tensor,
+                 g: Tensor, initial_step_length: float, tolerance_change: float, max_iters: int):
+    """The strong-Wolfe line search from x along direction p (f(x) = value, gradient g there)."""
+
+    def along(t: float):
+        fx, gx = value_and_gradient(api, objective_func, x + t * p)
+        return float(fx), gx
+
+    return strong_wolfe(along, initial_step_length, float(value), g, p, tolerance_change=tolerance_change,
+                        max_iters=max_iters)
 
 
 def inf_norm(x: Tensor) -> float:

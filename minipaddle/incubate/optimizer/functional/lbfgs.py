@@ -13,8 +13,7 @@ from typing import Callable
 from ....framework.creation import full, to_tensor
 from ....framework.ops.linalg import dot, matmul
 from ....framework.tensor import Tensor
-from .common import check_arguments, inf_norm, value_and_gradient
-from .line_search import strong_wolfe
+from .common import check_arguments, inf_norm, search_along, value_and_gradient
 
 __all__ = ["minimize_lbfgs"]
 
@@ -45,13 +44,8 @@ def minimize_lbfgs(objective_func: Callable[[Tensor], Tensor], initial_position:
         if converged:
             break
         p = -two_loop_recursion(g, history, H0)
-
-        def along(t: float, x=x, p=p):
-            fx, gx = value_and_gradient(api, objective_func, x + t * p)
-            return float(fx), gx
-
-        found = strong_wolfe(along, initial_step_length, float(value), g, p,
-                             tolerance_change=tolerance_change, max_iters=max_line_search_iters)
+        found = search_along(api, objective_func, x, p, value, g, initial_step_length, tolerance_change,
+                             max_line_search_iters)
         num_calls += found.num_evals
         s, y = found.step * p, found.grad - g
         sy = float(dot(s, y))
