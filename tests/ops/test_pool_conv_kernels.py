@@ -263,3 +263,21 @@ def test_conv2d_gradients_by_central_differences(args):
     # conv2d_transpose's own gradients run the same three kernels the other way round
     check_grad(lambda t, w: F.conv2d_transpose(t, w, stride=args["stride"], groups=args.get("groups", 1)),
                [x, weight])
+
+
+def test_nan_and_inf_in_x_reach_the_same_outputs_as_the_im2col_kernels():
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((2, 3, 7, 7))
+    x[0, 1, 3, 3], x[1, 2, 0, 6] = np.nan, np.inf
+    weight = rng.standard_normal((4, 3, 3, 3))
+    geometry = ((1, 1), (1, 1, 1, 1), (1, 1), 1)
+    want = conv_general.conv2d_im2col(x, weight, *geometry)
+    got = conv_fast.conv2d_images(x, weight, *geometry)
+    assert np.isnan(got).any() and np.array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got, want, rtol=1e-12)  # NaN where NaN, inf where inf
+    dout = np.ones_like(want)
+    np.testing.assert_allclose(conv_fast.conv2d_grad_filter_images(x, dout, *geometry, (3, 3)),
+                               conv_general.conv2d_grad_filter_im2col(x, dout, *geometry, (3, 3)), rtol=1e-12)
+    dout[0, 0, 2, 2] = np.nan
+    np.testing.assert_allclose(conv_fast.conv2d_transpose_images(dout, weight, *geometry, (7, 7)),
+                               conv_general.conv2d_transpose_col2im(dout, weight, *geometry, (7, 7)), rtol=1e-12)
