@@ -6,9 +6,10 @@
  *                 autotuner chose: each candidate's measured time, the winner, where it came from); what the
  *                 op itself shows of the call (its node_info: a sparse product's nnz and pattern); each input and
  *                 output: shape, dtype, summary, histogram, heat map of small values, and the
- *                 gradient the backward pass computed for it, beside the value
+ *                 gradient the backward pass computed for it, beside the value; a run_program op (a
+ *                 @to_static Layer) links to its forward and backward Programs in the Program tab
  *   grad node     its forward op, the gradients it received and sent, the ops its rule ran (with the
- *                 autotune table of each kernel the autotuner chose)
+ *                 autotune table of each kernel the autotuner chose; for run_program_grad its backward Program)
  *   tensor        a parameter/input/output: its value at the current step, its .grad, and each
  *                 optimizer update (lr, grad norm, update norm, the value after)
  *   layer, block  the layer path and the ops inside
@@ -28,6 +29,7 @@ import { duration, el, heatmapSvg, histogramSvg, num, summaryLine, summaryText }
 import { VNode, shapeText } from './views';
 import { sourceText, tensorName } from './names';
 import { lineChart } from './charts';
+import { PROGRAM_ATTRS, ProgramOpener, programLinkView, programLinks } from './program_links';
 
 /** Why a state has no values, in plain words. */
 const OMITTED: Record<string, string> = {
@@ -146,7 +148,12 @@ export function stateIfExists(idx: TraceIndex, tid: string, step: number): State
   return s && s.step <= step ? s : undefined;
 }
 
-function opInspector(idx: TraceIndex, n: OpNode, out: HTMLElement, step: number): void {
+/** A row per Program the op names: a button that opens it in the Program tab. */
+function programRows(idx: TraceIndex, n: OpNode, table: HTMLElement, open: ProgramOpener | undefined, attrs: [string, string][]): void {
+  for (const link of programLinks(idx, n, attrs)) row(table, link.label, programLinkView(link, open));
+}
+
+function opInspector(idx: TraceIndex, n: OpNode, out: HTMLElement, step: number, open?: ProgramOpener): void {
   const table = el('table', 'mp-props');
   row(table, 'op', n.op);
   row(table, 'layer', n.layer ?? '(top level)');
@@ -163,7 +170,9 @@ function opInspector(idx: TraceIndex, n: OpNode, out: HTMLElement, step: number)
     if (pylayer.source) row(table, 'source', sourceText(pylayer.source));
     if (pylayer.ops.length) row(table, 'its forward ran', pylayer.ops.join(', '));
   }
-  if (Object.keys(attrs).length) row(table, 'attrs', el('code', undefined, JSON.stringify(attrs)));
+  const { forward_program, backward_program, ...rest } = attrs;
+  if (forward_program !== undefined || backward_program !== undefined) programRows(idx, n, table, open, PROGRAM_ATTRS);
+  if (Object.keys(rest).length) row(table, 'attrs', el('code', undefined, JSON.stringify(rest)));
   if (typeof n.saturation === 'number') row(table, n.op === 'relu' ? 'dead outputs' : 'saturated outputs', `${(n.saturation * 100).toFixed(1)}%`);
   if (n.nan_inf) row(table, 'NaN/Inf', n.first_nan_inf ? `${n.nan_inf} here (the first in the trace)` : `${n.nan_inf} from an input`);
   out.appendChild(table);
@@ -251,13 +260,14 @@ function gradStepAt(idx: TraceIndex, g: GradNode, step: number) {
   return best;
 }
 
-function gradInspector(idx: TraceIndex, g: GradNode, out: HTMLElement, step: number): void {
+function gradInspector(idx: TraceIndex, g: GradNode, out: HTMLElement, step: number, open?: ProgramOpener): void {
   const table = el('table', 'mp-props');
   const fwd = g.forward_node ? idx.nodes.get(g.forward_node) : undefined;
   row(table, 'op', g.name);
   row(table, 'kind', g.kind === 'accumulate' ? 'accumulate: adds into a leaf\'s .grad' : 'gradient rule of ' + (g.op ?? '?'));
   row(table, 'layer', (fwd ? fwd.layer : idx.consumerLayer(g.tensor)) ?? '(top level)');
   if (fwd) row(table, 'forward op', `${fwd.op} (${fwd.id})`);
+  if (fwd && typeof fwd.attrs.backward_program === 'string') programRows(idx, fwd, table, open, PROGRAM_ATTRS.slice(1));
   const s = gradStepAt(idx, g, step);
   const notYet = s !== undefined && s.index > step;
   if (s && s.kind === 'backward_step') {
@@ -323,8 +333,9 @@ function tensorInspector(idx: TraceIndex, tid: string, step: number, out: HTMLEl
   }
 }
 
-/** Fill `out` with the inspector for view node `node` at doc step `step`. */
-export function renderInspector(idx: TraceIndex, node: VNode | null, step: number, out: HTMLElement): void {
+/** Fill `out` with the inspector for view node `node` at doc step `step`; `open` follows a run_program
+ * node's links to its Programs (the TraceView switches to the Program tab). */
+export function renderInspector(idx: TraceIndex, node: VNode | null, step: number, out: HTMLElement, open?: ProgramOpener): void {
   out.replaceChildren();
   if (node === null) {
     out.appendChild(el('div', 'mp-muted', 'Click a node, or step, to inspect it.'));
@@ -334,8 +345,8 @@ export function renderInspector(idx: TraceIndex, node: VNode | null, step: numbe
   out.appendChild(el('div', 'mp-inspector-title', t ? tensorName(t, node.label) : node.label));
   const op = idx.nodes.get(node.id);
   const g = idx.gradNodes.get(node.id);
-  if (op) opInspector(idx, op, out, step);
-  else if (g) gradInspector(idx, g, out, step);
+  if (op) opInspector(idx, op, out, step, open);
+  else if (g) gradInspector(idx, g, out, step, open);
   else if (idx.tensors.has(node.id)) tensorInspector(idx, node.id, step, out);
   else {
     const table = el('table', 'mp-props');

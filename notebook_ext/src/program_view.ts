@@ -257,8 +257,8 @@ export class ProgramView {
     }
   }
 
-  /** Show program `id` alone (leaving a pass diff), with its first run ready to step. */
-  showProgram(id: string): void {
+  /** Show program `id` alone (leaving a pass diff), with its run numbered `run` (else its first) ready to step. */
+  showProgram(id: string, run: number | null = null): void {
     const p = this.programs.get(id);
     if (!p) return;
     this.program = p;
@@ -277,7 +277,9 @@ export class ProgramView {
     }));
     this.runSelect.hidden = runs.length < 2;
     this.runBar.hidden = runs.length === 0;
-    this.showRun(0);
+    const chosen = Math.max(0, runs.findIndex(r => r.run === run));
+    this.runSelect.value = String(chosen);
+    this.showRun(chosen);
     this.renderSources();
     this.setLayout(false);
     this.ready = this.main.draw(p, `${p.id} · ${p.name}`).then(() => this.update());

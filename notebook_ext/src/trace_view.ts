@@ -306,6 +306,13 @@ export class TraceView {
     if (node !== null) this.selectNode(node);
   }
 
+  /** Open program `id` in the Program tab, with its run numbered `run` selected (a run_program node's link). */
+  openProgram(id: string, run: number | null = null): void {
+    this.showTab('program');
+    this.programView?.showProgram(id, run);
+    if (this.programView) this.ready = this.programView.ready;
+  }
+
   /** Select trace node `id` (an op, grad node or tensor, of any iteration) in the graph, as a click would. */
   selectNode(id: string): void {
     this.showTab('graph');
@@ -605,7 +612,7 @@ export class TraceView {
     const shown = this.selected ?? current;
     const vnode: VNode | null = this.view.nodes.find(n => n.id === shown) ?? null;
     const docStep = s ? (this.idx.doc.steps[s.position]?.index ?? 0) : 0;
-    renderInspector(this.idx, this.inspectorNode(vnode, s), docStep, this.inspectorEl);
+    renderInspector(this.idx, this.inspectorNode(vnode, s), docStep, this.inspectorEl, (id, run) => this.openProgram(id, run));
   }
 
   /** "step 120 of 2,800 · iteration 3 of 50 · backward · linear_grad (Sequential.0)" */
