@@ -63,13 +63,6 @@ def profile_section(result, max_spans: int = MAX_SPANS) -> dict:
         for inner in b[B_INNER]:
             add("backward", inner[NAME], "OperatorInner", inner[START], inner[END], forward_node=b[B_FORWARD],
                 kernel=inner[KERNEL])
-    memory = None
-    if result.profile_memory:
-        memory = {"peak_bytes": int(c.peak_bytes), "freed_bytes": int(c.freed_bytes),
-                  "allocated_bytes": int(sum((o[EXTRA] or {}).get("bytes", 0) for o in c.ops)
-                                         + sum((i[EXTRA] or {}).get("bytes", 0) for b in c.backward
-                                               for i in b[B_INNER])),
-                  "samples": [[int(t - t0), int(v)] for t, v in c.memory[:max_spans]]}
     return {
         "generator": "minipaddle.profiler",
         "settings": {"record_shapes": result.record_shapes, "profile_memory": result.profile_memory,
@@ -80,6 +73,17 @@ def profile_section(result, max_spans: int = MAX_SPANS) -> dict:
         "ops": ops,
         "spans": spans,
         "spans_dropped": total - len(spans),
-        "memory": memory,
+        "memory": _memory(result, max_spans),
         "errors": list(c.errors) + c.notes(),
     }
+
+
+def _memory(result, max_spans: int) -> dict | None:
+    """The memory line and totals, when the profiler recorded memory."""
+    if not result.profile_memory:
+        return None
+    c = result.collector
+    return {"peak_bytes": int(c.peak_bytes), "freed_bytes": int(c.freed_bytes),
+            "allocated_bytes": int(sum((o[EXTRA] or {}).get("bytes", 0) for o in c.ops)
+                                   + sum((i[EXTRA] or {}).get("bytes", 0) for b in c.backward for i in b[B_INNER])),
+            "samples": [[int(t - c.t0), int(v)] for t, v in c.memory[:max_spans]]}

@@ -90,7 +90,7 @@ def batch_norm_meta(x, scale, bias, mean, variance, epsilon=1e-5, data_format="N
     if data_format not in CHANNEL_FIRST + CHANNEL_LAST:
         raise invalid_argument("batch_norm", f"data_format {data_format!r} is not one of "
                                              f"{list(CHANNEL_FIRST + CHANNEL_LAST)}.")
-    c = x.shape[-1] if channel_last(data_format) else x.shape[1]
+    c = tuple(x.shape)[-1] if channel_last(data_format) else x.shape[1]  # (a tuple: a device array's shape may not)
     if not (use_global_stats or is_test) and 0 in x.shape:
         raise invalid_argument("batch_norm", f"x of shape {list(x.shape)} is empty; batch statistics need at least "
                                              "one value per channel.", hint="in eval mode the running stats are used.")
