@@ -217,6 +217,12 @@ class ProgramCollector:
         self._ids[id(program)] = (weakref.ref(program), program._version, pid)
         return pid
 
+    def rename(self, pid: str, name: str, role: str) -> None:
+        """Give a program already in the document the name (and role) its builder announced later."""
+        entry = self._by_id.get(pid)
+        if entry is not None:
+            entry.update(name=name, role=role)
+
     def add_pass(self, name: str, report, before, after, step: int | None = None) -> dict | None:
         """A `pass_diffs` entry for one pass (its report and the programs around it)."""
         role = _role_of(before)
@@ -431,7 +437,9 @@ def _on_program_built(builder, e: Event) -> None:
     program = e.program
     before = len(rec.collector.programs)
     role = e.role or _role_of(program)
-    rec.collector.add(program, e.name or role, role, e.origin)
+    pid = rec.collector.add(program, e.name or role, role, e.origin)
+    if e.name and pid is not None and len(rec.collector.programs) == before:
+        rec.collector.rename(pid, e.name, role)  # a pass pipeline added it first, as "main"
     builder.bytes_used += OP_BYTES * program.num_ops() * (len(rec.collector.programs) - before)
 
 

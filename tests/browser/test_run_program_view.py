@@ -34,12 +34,7 @@ class Net(paddle.nn.Layer):
 paddle.seed(0)
 net = Net()
 opt = paddle.optimizer.SGD(learning_rate=0.1, parameters=net.parameters())
-x, y = paddle.randn([8, 4]), paddle.randn([8, 1])
-# a first step converts forward into its Programs (a call converted inside the recording names them "main")
-loss = ((net(x) - y) ** 2).mean()
-loss.backward()
-opt.step()
-opt.clear_grad()"""
+x, y = paddle.randn([8, 4]), paddle.randn([8, 1])"""   # the first call is converted inside the recording
 
 TRACE = """%%paddle_trace
 loss = ((net(x) - y) ** 2).mean()
