@@ -145,9 +145,9 @@ def test_autotune_times_im2col_against_direct_for_each_conv_op(tuning):
     decided = {e.op: e for e in tuning}
     assert set(decided) == set(CONV_OPS)
     for e in decided.values():
-        assert {c["name"] for c in e.candidates} >= {"direct"} and len(e.candidates) == 2
+        assert {c["name"] for c in e.candidates} >= {"images", "images_parallel", "direct"} and len(e.candidates) == 4
         assert all(c["time_ns"] > 0 for c in e.candidates)
-        assert e.winner in {c["name"] for c in e.candidates} and e.default in ("im2col", "col2im")
+        assert e.winner in {c["name"] for c in e.candidates} and e.default == "images"
     assert any(k.startswith("conv2d|float32|4x1x8x8,4x1x2x2|") for k in autotune.cache_entries())
     np.testing.assert_allclose(w.grad.numpy(), im2col.conv2d_grad_filter_im2col(
         x_np, np.ones((4, 6, 12, 12), np.float32), paddings=(1, 1, 1, 1), filter_size=(3, 3)), rtol=1e-4, atol=1e-3)
@@ -156,4 +156,5 @@ def test_autotune_times_im2col_against_direct_for_each_conv_op(tuning):
 def test_direct_kernels_are_registered_below_im2col():
     for op in CONV_OPS:
         names = [k.name for k in OPS[op].kernels[KernelKey("cpu", np.dtype("float32"))]]
-        assert names[-1] == "direct" and len(names) == 2  # im2col / col2im first: the untuned default
+        # image by image first (the untuned default), then its threaded twin, im2col / col2im, direct last
+        assert names[0] == "images" and names[-1] == "direct" and len(names) == 4

@@ -330,12 +330,15 @@ def test_a_small_conv_net_trains():
 # ---- the registry ------------------------------------------------------------------------------
 def test_describe_shows_both_kernels_im2col_default_and_backward_rules():
     d = describe("conv2d")
-    kernels = {(k["dtype"], k["name"]): k for k in d["kernels"]}
-    assert set(kernels) == {(dt, name) for dt in ("float32", "float64") for name in ("im2col", "direct")} | {
-        ("bfloat16", "im2col")}   # bfloat16: the float32 im2col kernel on widened inputs (ops/bfloat16.py)
-    for (_, name), k in kernels.items():   # im2col + BLAS by default; the autotuner may pick the direct loop
-        assert k["default"] == (name == "im2col")
-        assert ("im2col.py" if name == "im2col" else "conv_direct.py") in k["location"]
+    kernels = {(k["dtype"], k["name"]): k for k in d["kernels"] if k["backend"] == "cpu"}
+    names = ("images", "images_parallel", "im2col", "direct")
+    assert set(kernels) == {(dt, name) for dt in ("float32", "float64") for name in names} | {
+        ("bfloat16", "images")}   # bfloat16: the float32 default kernel on widened inputs (ops/bfloat16.py)
+    files = {"images": "conv_fast.py", "images_parallel": "conv_fast.py", "im2col": "im2col.py",
+             "direct": "conv_direct.py"}
+    for (_, name), k in kernels.items():   # image by image by default; the autotuner may pick another
+        assert k["default"] == (name == "images")
+        assert files[name] in k["location"]
     assert "CONV2D_TRANSPOSE" in d["backward_source"] and "CONV2D_GRAD_FILTER" in d["backward_source"]
     assert describe("conv2d_grad_filter")["backward_name"] == "conv2d_grad_filter_grad"
 

@@ -279,9 +279,12 @@ def test_pool_layers_call_the_functional_api_and_print_like_paddle():
 
 def test_describe_shows_numba_kernels():
     for name in ("max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "max_pool2d_grad", "avg_pool2d_grad"):
-        d = describe(name)
-        assert {k["name"] for k in d["kernels"]} == {"numba"}
-        assert all("kernels/cpu/pooling.py" in k["location"] for k in d["kernels"])
+        cpu = [k for k in describe(name)["kernels"] if k["backend"] == "cpu"]
+        fast = name in ("max_pool2d", "max_pool2d_grad")  # the select loops of kernels/cpu/pooling_fast.py
+        assert {k["name"] for k in cpu} == ({"rows", "rows_parallel", "numba"} if fast else {"numba"})
+        for k in cpu:
+            assert k["default"] == (k["name"] == ("rows" if fast else "numba"))
+            assert ("pooling_fast.py" if k["name"].startswith("rows") else "kernels/cpu/pooling.py") in k["location"]
 
 
 # ---- errors ------------------------------------------------------------------------------------
