@@ -88,6 +88,9 @@ bench: setup
 	$(PY) benchmarks/static_vs_eager.py
 	$(PY) benchmarks/autotune.py
 	$(PY) benchmarks/to_static.py
+	$(PY) benchmarks/pool_conv_kernels.py
+	$(PY) benchmarks/linalg_bench.py
+	$(PY) benchmarks/sparse_bench.py
 	$(PY) benchmarks/debugger_render.py
 
 lint: setup
