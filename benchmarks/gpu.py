@@ -299,18 +299,14 @@ def gpu_present() -> bool:
     return gpu.available()
 
 
-def alternate(names: list[str], rounds: int, mode: str) -> tuple[dict, list[str]]:
-    """Every worker once per round, the order rotating; {name: [result per round]} and the failures.
-    A failing worker is noted and left out: the other's figures still count."""
-    results, failures = {n: [] for n in names}, []
-    for r in range(rounds):
-        for name in names[r % len(names):] + names[:r % len(names)]:
-            try:
-                results[name].append(harness.run_worker(__file__, name, mode, {}))
-            except RuntimeError as error:
-                failures.append(f"round {r + 1}: {error}")
-        print(f"round {r + 1}/{rounds} done", flush=True)
-    return results, failures
+def run_round(names: list[str], r: int, mode: str, results: dict, failures: list[str]) -> None:
+    """Every worker once, the order rotating with the round `r` so a busy moment hits both; a failing
+    worker is noted in `failures` and left out: the other's figures still count."""
+    for name in names[r % len(names):] + names[:r % len(names)]:
+        try:
+            results[name].append(harness.run_worker(__file__, name, mode, {}))
+        except RuntimeError as error:
+            failures.append(f"round {r + 1}: {error}")
 
 
 def medians(rounds: list[dict]) -> dict:
@@ -424,14 +420,18 @@ def main(argv: list[str] | None = None) -> int:
         print("no GPU: not measured (numba.cuda sees no device; NUMBA_ENABLE_CUDASIM=1 runs --quick "
               "under the simulator)")
         return 0
-    sizes, rounds = (QUICK, 1) if args.quick else (FULL, args.rounds)
+    sizes, rounds = (QUICK, 1) if args.quick else (FULL, max(1, args.rounds))
     names = [n for n in WORKERS if harness.available(n, {})]
-    results, failures = alternate(names, rounds, "quick" if args.quick else "full")
-    result = assemble(medians(results["minipaddle"]), medians(results.get("torch", [])), sizes, rounds, failures)
+    results, failures = {n: [] for n in names}, []
+    for r in range(rounds):
+        run_round(names, r, "quick" if args.quick else "full", results, failures)
+        print(f"round {r + 1}/{rounds} done", flush=True)
+        result = assemble(medians(results["minipaddle"]), medians(results.get("torch", [])), sizes, r + 1, failures)
+        if args.json:  # after every round: a run stopped by a time limit keeps the rounds it finished
+            Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
     print(table(result))
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
         print(f"wrote {args.json}")
     return 0 if not failures else 1
 
