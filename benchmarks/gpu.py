@@ -267,9 +267,9 @@ def torch_worker(sizes: Sizes) -> dict:
     machine whose torch has no CUDA."""
     import torch
     cuda = torch.cuda.is_available()
-    out = {"version": torch.__version__, "device": torch.cuda.get_device_name() if cuda else "cpu"}
     if not cuda and not simulator_on():
         return {"version": torch.__version__, "device": None}
+    out = {"version": torch.__version__, "device": torch.cuda.get_device_name() if cuda else "cpu"}
     device = "cuda" if cuda else "cpu"
     torch.backends.cuda.matmul.allow_tf32 = False   # true float32, as minipaddle computes
     torch.backends.cudnn.allow_tf32 = False
@@ -362,9 +362,10 @@ def assemble(mine: dict, peer: dict, sizes: Sizes, rounds: int, failures: list[s
 def notes(result: dict) -> list[str]:
     out = []
     if result["simulator"]:
-        out.append("simulator: every path ran; the timings mean nothing (GPU threads are Python threads)")
+        out.append("simulator: every path ran; the timings mean nothing (GPU threads are Python threads, "
+                   "PyTorch ran on its CPU)")
     if result["torch_device"] is None:
-        out.append("PyTorch: no CUDA in this torch, so no peer figures")
+        out.append("PyTorch: not installed here, or without CUDA: no peer figures")
     tiny = result["tiny_op"]
     for row in result["training"]:
         if row["launch_share"] is None:
