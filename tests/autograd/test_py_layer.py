@@ -283,7 +283,8 @@ def test_autograd_backward_frees_the_graph_unless_retained():
     (lambda x: paddle.autograd.backward([x * 2], [None, None]), "got 2 grad_tensors for 1 tensors"),
     (lambda x: paddle.autograd.backward(3.0), r"tensors\[0\] is float, expected a Tensor"),
     (lambda x: paddle.autograd.backward([x * 2], [1.0]), r"grad_tensors\[0\] is float"),
-    (lambda x: paddle.autograd.backward(x * 2, paddle.ones([3])), r"has shape \[3\], expected the output's shape \[2\]"),
+    (lambda x: paddle.autograd.backward(x * 2, paddle.ones([3])),
+     r"has shape \[3\], expected the output's shape \[2\]"),
 ])
 def test_autograd_backward_bad_arguments(call, message):
     x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)

@@ -90,7 +90,8 @@ _LABELS = """(pane) => {
     for (const t of svg.querySelectorAll('g.node text')) {
         out.total += 1;
         const r = t.getBoundingClientRect();
-        if (r.width === 0 || r.bottom < view.top || r.top > view.bottom || r.right < view.left || r.left > view.right) continue;
+        if (r.width === 0 || r.bottom < view.top || r.top > view.bottom
+            || r.right < view.left || r.left > view.right) continue;
         const ctm = t.getScreenCTM();
         out.sizes.push(parseFloat(getComputedStyle(t).fontSize) * Math.hypot(ctm.a, ctm.b));
     }
@@ -102,7 +103,8 @@ _POSITIONS = """(pane) => {
     const out = {};
     for (const g of pane.querySelectorAll(':scope > svg g.node[data-node-id]')) {
         const b = g.getBBox();
-        out[g.getAttribute('data-node-id')] = [Math.round(b.x), Math.round(b.y), Math.round(b.width), Math.round(b.height)];
+        out[g.getAttribute('data-node-id')] =
+            [Math.round(b.x), Math.round(b.y), Math.round(b.width), Math.round(b.height)];
     }
     return out;
 }"""
@@ -133,7 +135,8 @@ def _traces(page, lab):
 
 
 def _graph_ready(root) -> None:
-    root.locator('[data-testid="mp-graph"] > svg g.node[data-node-id]').first.wait_for(state="attached", timeout=RENDER_MS)
+    nodes = root.locator('[data-testid="mp-graph"] > svg g.node[data-node-id]')
+    nodes.first.wait_for(state="attached", timeout=RENDER_MS)
 
 
 def _labels(root, testid: str = "mp-graph", index: int = 0) -> dict:
@@ -260,7 +263,8 @@ def test_lenet_nan_profile_and_pass_diff_are_legible(page, lab, extension) -> No
 
     program = roots.nth(PROGRAM)
     program.locator('[data-testid="mp-program-graph"] > svg g.node').first.wait_for(state="attached", timeout=RENDER_MS)
-    assert program.locator('[role="tab"][data-testid="mp-tab-graph"]').count() == 0, "show_program shows an empty Graph tab"
+    graph_tabs = program.locator('[role="tab"][data-testid="mp-tab-graph"]')
+    assert graph_tabs.count() == 0, "show_program shows an empty Graph tab"
     fused = program.locator('[data-testid="mp-pass-item"][data-pass*="fus"]').first
     fused.click()
     program.locator('[data-testid="mp-program-graph"][data-side="after"] > svg g.node').first.wait_for(

@@ -155,7 +155,8 @@ def test_multi_head_attention_bad_arguments():
         nn.MultiHeadAttention(6, 4)
     with pytest.raises(paddle.errors.InvalidArgument, match="num_heads is 0, expected a positive int"):
         nn.MultiHeadAttention(6, 0)
-    with pytest.raises(paddle.errors.InvalidArgument, match=r"query has shape \[1, 3, 6\], expected \[batch, seq_len, 4\]"):
+    wrong_width = r"query has shape \[1, 3, 6\], expected \[batch, seq_len, 4\]"
+    with pytest.raises(paddle.errors.InvalidArgument, match=wrong_width):
         nn.MultiHeadAttention(4, 2)(paddle.zeros([1, 3, 6]))
     with pytest.raises(paddle.errors.InvalidArgument, match="activation is 'swishy'"):
         nn.TransformerEncoderLayer(4, 2, 8, activation="swishy")
@@ -174,9 +175,10 @@ def test_encoder_layers_after_the_first_are_new_copies_of_its_configuration():
 def test_encoder_layer_gradients_match_central_differences_post_and_pre_norm():
     for before in (False, True):
         paddle.seed(5)
-        layer = _float64(lambda: nn.TransformerEncoderLayer(4, 2, 6, dropout=0.0, normalize_before=before))
-        check_grad(lambda x: layer(x, src_mask=paddle.to_tensor(np.tril(np.ones((3, 3), bool)))), [_rand(1, 3, 4)],
-                   rtol=1e-3, atol=1e-5)
+        layer = _float64(lambda before=before: nn.TransformerEncoderLayer(4, 2, 6, dropout=0.0,
+                                                                          normalize_before=before))
+        mask = paddle.to_tensor(np.tril(np.ones((3, 3), bool)))
+        check_grad(lambda x, layer=layer, mask=mask: layer(x, src_mask=mask), [_rand(1, 3, 4)], rtol=1e-3, atol=1e-5)
 
 
 def test_transformer_decoder_output_at_a_position_ignores_later_targets():
