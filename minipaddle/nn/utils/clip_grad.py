@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ...framework.errors import invalid_argument, precondition_not_met
+from ...framework.registry import OPS, run_kernel
 from ...framework.tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_"]
@@ -27,8 +28,23 @@ def _parameters(api: str, parameters) -> list:
     return [parameters] if isinstance(parameters, Tensor) else list(parameters)
 
 
+def _host(array) -> np.ndarray:
+    """A gradient's values on the host (a GPU array is copied: the norms are summed there)."""
+    return array if type(array) is np.ndarray else array.copy_to_host()
+
+
+def _apply_in_place(grad: Tensor, op: str, attrs: dict) -> None:
+    """grad = op(grad, **attrs) in grad's own storage, on the device it lives on."""
+    data = grad._data
+    if type(data) is np.ndarray:
+        data[...] = run_kernel(OPS[op], (data,), attrs)
+    else:
+        data.copy_to_device(run_kernel(OPS[op], (data,), attrs, "gpu"))
+    grad._bump_version()
+
+
 def _vector_norm(x: np.ndarray, norm_type: float) -> float:
-    x = np.abs(x.reshape(-1).astype(np.float64))
+    x = np.abs(_host(x).reshape(-1).astype(np.float64))
     if norm_type == math.inf:
         return float(x.max()) if x.size else 0.0
     if norm_type == 0:
@@ -56,8 +72,7 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_i
                                         "clipped.", hint="pass error_if_nonfinite=False to scale them anyway.")
     coef = min(max_norm / (total + 1e-6), 1.0)
     for g in grads:
-        g._data *= g._data.dtype.type(coef)
-        g._bump_version()
+        _apply_in_place(g, "scale", {"scale": float(g._data.dtype.type(coef))})
     return Tensor._wrap(np.array(total, dtype=grads[0]._data.dtype))
 
 
@@ -70,6 +85,4 @@ def clip_grad_value_(parameters, clip_value: float) -> None:
     clip_value = float(clip_value)
     for p in params:
         if p.grad is not None:
-            g = p.grad
-            np.clip(g._data, -clip_value, clip_value, out=g._data)
-            g._bump_version()
+            _apply_in_place(p.grad, "clip", {"min": -clip_value, "max": clip_value})
