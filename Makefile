@@ -83,6 +83,7 @@ bench: setup
 	$(PY) benchmarks/startup.py
 	$(PY) benchmarks/train_mlp.py
 	$(PY) benchmarks/train_lenet.py
+	$(PY) benchmarks/train_resnet.py
 	$(PY) benchmarks/instrument_overhead.py
 	$(PY) benchmarks/profiler_overhead.py
 	$(PY) benchmarks/static_vs_eager.py
