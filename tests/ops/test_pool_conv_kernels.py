@@ -149,6 +149,36 @@ def test_max_pool_gradient_by_central_differences(args):
 
 
 # ---- convolution -------------------------------------------------------------------------------
+@pytest.fixture(scope="module", autouse=True)
+def _per_image_path_for_every_shape():
+    """The cases here are small images, which the kernels hand to the batch-wide ones: lift the
+    threshold so they test the per-image code (test_small_images_go_to_the_batch_wide_kernels puts
+    it back)."""
+    saved = conv_fast.SMALL_IMAGE_POSITIONS
+    conv_fast.SMALL_IMAGE_POSITIONS = 0
+    yield
+    conv_fast.SMALL_IMAGE_POSITIONS = saved
+
+
+def test_small_images_go_to_the_batch_wide_kernels(monkeypatch):
+    monkeypatch.setattr(conv_fast, "SMALL_IMAGE_POSITIONS", 100)
+    calls = []
+    for name in ("conv2d_im2col", "conv2d_transpose_col2im", "conv2d_grad_filter_im2col"):
+        real = getattr(conv_fast, name)
+        monkeypatch.setattr(conv_fast, name,
+                            lambda *a, _real=real, _name=name, **k: calls.append(_name) or _real(*a, **k))
+    rng = np.random.default_rng(1)
+    small, big = rng.standard_normal((2, 3, 8, 8)), rng.standard_normal((2, 3, 12, 12))   # 64 / 144 positions
+    weight = rng.standard_normal((4, 3, 3, 3))
+    geometry = dict(strides=(1, 1), paddings=(1, 1, 1, 1), dilations=(1, 1), groups=1)
+    for x in (small, big):
+        out = conv_fast.conv2d_images(x, weight, **geometry)
+        np.testing.assert_allclose(out, _numpy_conv2d(x, weight, (1, 1), (1, 1, 1, 1), (1, 1), 1), rtol=1e-10)
+        conv_fast.conv2d_transpose_images(out, weight, output_size=x.shape[2:], **geometry)  # the input grad
+        conv_fast.conv2d_grad_filter_images(x, out, filter_size=(3, 3), **geometry)
+    assert calls == ["conv2d_im2col", "conv2d_transpose_col2im", "conv2d_grad_filter_im2col"]  # the small one only
+
+
 FAST_CONV2D = (conv_fast.conv2d_images, conv_fast.conv2d_images_parallel)
 FAST_CONV2D_TRANSPOSE = (conv_fast.conv2d_transpose_images, conv_fast.conv2d_transpose_images_parallel)
 FAST_CONV2D_GRAD_FILTER = (conv_fast.conv2d_grad_filter_images, conv_fast.conv2d_grad_filter_images_parallel)
