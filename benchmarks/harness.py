@@ -21,6 +21,33 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
+def import_minipaddle():
+    """This checkout's minipaddle (installed or not), for a worker."""
+    sys.path.insert(0, str(REPO_ROOT))
+    import minipaddle
+    return minipaddle
+
+
+def import_paddle():
+    """PaddlePaddle on the CPU, for a worker."""
+    import paddle
+    paddle.set_device("cpu")
+    return paddle
+
+
+def sgd_classifier_step(paddle, model, xs, ys, lr: float):
+    """(step, version): one cross-entropy SGD step of `model` on (xs, ys) in a Paddle-shaped API."""
+    opt = paddle.optimizer.SGD(learning_rate=lr, parameters=model.parameters())
+    x, y = paddle.to_tensor(xs), paddle.to_tensor(ys)
+
+    def step():
+        loss = paddle.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+    return step, paddle.__version__
+
+
 def available(name: str, interpreters: dict) -> bool:
     """Peers (torch, paddle) run when importable here or given an interpreter; our own variants always."""
     if name not in ("torch", "paddle") or name in interpreters:

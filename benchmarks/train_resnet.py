@@ -27,29 +27,15 @@ def data(seed: int = 0):
 
 def paddle_like_step(paddle):
     paddle.seed(0)
-    model = paddle.vision.models.resnet18(num_classes=10)
-    opt = paddle.optimizer.SGD(learning_rate=LR, parameters=model.parameters())
-    xs, ys = data()
-    x, y = paddle.to_tensor(xs), paddle.to_tensor(ys)
-
-    def step():
-        loss = paddle.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        opt.clear_grad()
-    return step, paddle.__version__
+    return harness.sgd_classifier_step(paddle, paddle.vision.models.resnet18(num_classes=10), *data(), LR)
 
 
 def minipaddle_step():
-    sys.path.insert(0, str(harness.REPO_ROOT))
-    import minipaddle
-    return paddle_like_step(minipaddle)
+    return paddle_like_step(harness.import_minipaddle())
 
 
 def paddle_step():
-    import paddle
-    paddle.set_device("cpu")
-    return paddle_like_step(paddle)
+    return paddle_like_step(harness.import_paddle())
 
 
 def torch_step():
