@@ -4,9 +4,11 @@
     prof.export("step.json")                                           # or one file by hand
 
 Lanes (threads of one process): python (ProfileSteps and RecordEvents), forward, backward,
-optimizer, numba-jit, dataloader. Each op is a complete event ("X") whose args carry its node id
+optimizer, numba-jit, dataloader, gpu. Each op is a complete event ("X") whose args carry its node id
 ("n4", as the trace document's graph names it), layer path and kernel; a flow arrow links each
-forward op to the grad node that ran for it in backward. With profile_memory a counter track
+forward op to the grad node that ran for it in backward. A GPU op also gets a span on the gpu lane
+from its start for its time on the device (CUDA events), named by its kernels, and a flow arrow
+from its CPU span to it (the launch linked to its kernel). With profile_memory a counter track
 shows the bytes of live op outputs. Times are microseconds from the window's start.
 """
 from __future__ import annotations
@@ -21,11 +23,11 @@ from typing import Callable
 from ..framework.errors import invalid_argument
 from .collector import B_END, B_FORWARD, B_FORWARD_INDEX, B_INNER, B_NAME, B_START, END, EXTRA, KERNEL, LAYER, \
     NAME, NODE, PHASE, START
-from .summary import forward_segments
+from .summary import all_ops, forward_segments, gpu_span_name
 
 __all__ = ["chrome_trace", "export_chrome_tracing", "LANES"]
 
-LANES = {"python": 1, "forward": 2, "backward": 3, "optimizer": 4, "numba-jit": 5, "dataloader": 6}
+LANES = {"python": 1, "forward": 2, "backward": 3, "optimizer": 4, "numba-jit": 5, "dataloader": 6, "gpu": 7}
 _PHASE_LANE = {"forward": "forward", "backward": "backward", "optimization": "optimizer", "dataloader": "dataloader"}
 PID = 1
 
@@ -76,10 +78,29 @@ def chrome_trace(result) -> dict:
                            "ts": us(op[START])})
             events.append({"ph": "f", "bp": "e", "id": flow_id, "name": "grad", "cat": "flow", "pid": PID,
                            "tid": LANES["backward"], "ts": us(b[B_START])})
+    _gpu_spans(c, events, span, us)
     for ts, live in c.memory:
         events.append({"ph": "C", "name": "memory", "pid": PID, "ts": us(ts), "args": {"live_bytes": live}})
     return {"traceEvents": events, "displayTimeUnit": "ms",
             "otherData": {"generator": "minipaddle.profiler", "steps": len(c.steps), "errors": list(c.errors)}}
+
+
+def _gpu_spans(c, events: list, span: Callable, us: Callable) -> None:
+    """Each GPU op's kernels on the gpu lane, from the op's start for its device time, and the arrow
+    from the op's CPU span to them (flow ids after the grad arrows')."""
+    flow_id = len(c.backward)
+    for op in all_ops(c):
+        extra = op[EXTRA] or {}
+        if "gpu_ns" not in extra:
+            continue
+        flow_id += 1
+        start = us(op[START])
+        span(gpu_span_name(op), "Kernel", "gpu", op[START], op[START] + extra["gpu_ns"],
+             {"op": op[NAME], "node": op[NODE], "kernels": extra["kernels"], "device_time_ns": extra["gpu_ns"]})
+        events.append({"ph": "s", "id": flow_id, "name": "launch", "cat": "flow", "pid": PID,
+                       "tid": LANES[_PHASE_LANE[op[PHASE]]], "ts": start})
+        events.append({"ph": "f", "bp": "e", "id": flow_id, "name": "launch", "cat": "flow", "pid": PID,
+                       "tid": LANES["gpu"], "ts": start})
 
 
 def _op_args(op: list) -> dict:

@@ -8,7 +8,9 @@ It keeps plain records (no tensors, nothing that holds memory alive):
     backward       every grad node that ran: [name, start, end, forward node id, inner ops, forward op index];
                    inner ops are the ops its backward rule ran (records like `ops`, phase "backward");
                    a `run_program` op (a @to_static call that trains) keeps the Executor's ops of its
-                   forward Program in extra["program_ops"], and its grad node those of the backward one
+                   forward Program in extra["program_ops"], and its grad node those of the backward one;
+                   a GPU op keeps its time on the device (CUDA events) in extra["gpu_ns"] and the names of
+                   the CUDA kernels it launched in extra["kernels"]
     phase_spans    (phase, name, start, end): backward passes, optimizer steps, batch loads
     user_events    (name, event type, start, end) from RecordEvent
     compiles       (function, signature, start, end): numba JIT compilations (numba's "numba:compile" event)
@@ -131,6 +133,8 @@ class Collector:
         extra = None
         if self.record_shapes or self.with_flops or self.profile_memory:
             extra = self._extra(e)
+        if e.device_time_ns is not None:  # a GPU op: the bus timed its kernels with CUDA events
+            extra = dict(extra or {}, gpu_ns=int(e.device_time_ns), kernels=[launch.kernel for launch in e.launches])
         if self._program_ops:  # the Executor ran a Program inside this op's kernel (run_program)
             program_ops, self._program_ops = self._program_ops, []
             if e.op == "run_program":

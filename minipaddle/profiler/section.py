@@ -4,14 +4,15 @@
 
 It holds the op table (rows with kernels under them), the Model phases, the ProfileSteps and a
 bounded list of spans for the timeline (lane, name, times, and the op's node id so a click on a
-slice can select the node in the graph view). Times are ns from the window's start. Its shape is
+slice can select the node in the graph view); a GPU op adds a span on the gpu lane, from its start
+for its time on the device, named by its kernels. Times are ns from the window's start. Its shape is
 `$defs/profile` in visualizer/schema/trace.schema.json.
 """
 from __future__ import annotations
 
 from .collector import B_END, B_FORWARD, B_INNER, B_NAME, B_START, END, EXTRA, KERNEL, LAYER, NAME, NODE, PHASE, \
     START
-from .summary import Stat, forward_segments, model_stats, operator_stats
+from .summary import Stat, forward_segments, gpu_span_name, model_stats, operator_stats
 
 MAX_SPANS = 20_000
 _PHASE_LANE = {"forward": "forward", "backward": "backward", "optimization": "optimizer", "dataloader": "dataloader"}
@@ -25,12 +26,6 @@ def _stat_json(name: str, s: Stat) -> dict:
 def profile_section(result, max_spans: int = MAX_SPANS) -> dict:
     c = result.collector
     t0 = c.t0
-    ops = []
-    for name, stat in sorted(operator_stats(c, False).items(), key=lambda kv: -kv[1].total):
-        row = _stat_json(name, stat)
-        row["flops"] = int(stat.flops) if result.with_flops and stat.flops else None
-        row["children"] = [_stat_json(n, s) for n, s in sorted(stat.children.items(), key=lambda kv: -kv[1].total)]
-        ops.append(row)
     spans: list = []
     total = 0
 
@@ -52,9 +47,16 @@ def profile_section(result, max_spans: int = MAX_SPANS) -> dict:
         add("forward", "Forward", "Forward", start, end)
     for fn, _, start, end in c.compiles:
         add("numba-jit", f"compile {fn}", "NumbaJIT", start, end)
+    def add_gpu(op: list, forward_node=None) -> None:
+        gpu_ns = (op[EXTRA] or {}).get("gpu_ns")
+        if gpu_ns is not None:  # the op's kernels on the device, from its start
+            add("gpu", gpu_span_name(op), "Kernel", op[START], op[START] + gpu_ns, node=op[NODE],
+                forward_node=forward_node, layer=op[LAYER], kernel=op[KERNEL])
+
     for op in c.ops:
         add(_PHASE_LANE[op[PHASE]], op[NAME], "Operator", op[START], op[END], node=op[NODE], layer=op[LAYER],
             kernel=op[KERNEL])
+        add_gpu(op)
         for inner in (op[EXTRA] or {}).get("program_ops", ()):  # a run_program's Program, op by op
             add(_PHASE_LANE[op[PHASE]], inner[NAME], "OperatorInner", inner[START], inner[END], node=op[NODE],
                 kernel=inner[KERNEL])
@@ -63,6 +65,7 @@ def profile_section(result, max_spans: int = MAX_SPANS) -> dict:
         for inner in b[B_INNER]:
             add("backward", inner[NAME], "OperatorInner", inner[START], inner[END], forward_node=b[B_FORWARD],
                 kernel=inner[KERNEL])
+            add_gpu(inner, b[B_FORWARD])
     return {
         "generator": "minipaddle.profiler",
         "settings": {"record_shapes": result.record_shapes, "profile_memory": result.profile_memory,
@@ -70,12 +73,23 @@ def profile_section(result, max_spans: int = MAX_SPANS) -> dict:
         "duration_ns": int(c.t_end - t0),
         "steps": [{"index": i, "start_ns": s - t0, "end_ns": e - t0, "num_samples": n} for i, s, e, n in c.steps],
         "phases": [_stat_json(n, s) for n, s in model_stats(c).items()],
-        "ops": ops,
+        "ops": _op_rows(result),
         "spans": spans,
         "spans_dropped": total - len(spans),
         "memory": _memory(result, max_spans),
         "errors": list(c.errors) + c.notes(),
     }
+
+
+def _op_rows(result) -> list:
+    """The op table: a row per op and grad node, its kernels (or its rule's ops) under it."""
+    rows = []
+    for name, stat in sorted(operator_stats(result.collector, False).items(), key=lambda kv: -kv[1].total):
+        row = _stat_json(name, stat)
+        row["flops"] = int(stat.flops) if result.with_flops and stat.flops else None
+        row["children"] = [_stat_json(n, s) for n, s in sorted(stat.children.items(), key=lambda kv: -kv[1].total)]
+        rows.append(row)
+    return rows
 
 
 def _memory(result, max_spans: int) -> dict | None:

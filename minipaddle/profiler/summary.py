@@ -4,8 +4,9 @@
 
 Each table is built once as data (`Table`: title, header, rows with a depth) and rendered as text
 (Paddle's dashed layout) or as script-free HTML (every name escaped) for notebooks.
-Ratios are shares of the time of all ProfileSteps in the window. minipaddle runs on the CPU, so
-the GPU columns of Paddle's tables are left out.
+Ratios are shares of the time of all ProfileSteps in the window. When ops ran on the GPU, the
+Operator table adds a GPU Total column: their kernels' time on the device (CUDA events), "-" for ops
+that ran on the CPU; the CPU columns of a GPU op count the host's wait for its kernels too.
 """
 from __future__ import annotations
 
@@ -56,6 +57,7 @@ class Stat:
     min: int = 0
     flops: int = 0
     nbytes: int = 0
+    gpu: int | None = None  # ns on the device (CUDA events); None: no GPU op in this row
     children: dict = field(default_factory=dict)
 
     def add(self, duration: int, extra: dict | None = None) -> None:
@@ -67,6 +69,8 @@ class Stat:
         if extra:
             self.flops += extra.get("flops", 0)
             self.nbytes += extra.get("bytes", 0)
+            if extra.get("gpu_ns") is not None:
+                self.gpu = (self.gpu or 0) + extra["gpu_ns"]
 
     @property
     def avg(self) -> float:
@@ -145,6 +149,9 @@ def operator_stats(c, record_shapes: bool) -> dict:
         stat = stats.setdefault(b[B_NAME], Stat())
         extra = {"flops": sum((i[EXTRA] or {}).get("flops", 0) for i in b[B_INNER]),
                  "bytes": sum((i[EXTRA] or {}).get("bytes", 0) for i in b[B_INNER])}
+        gpu = [i[EXTRA]["gpu_ns"] for i in b[B_INNER] if i[EXTRA] and "gpu_ns" in i[EXTRA]]
+        if gpu:
+            extra["gpu_ns"] = sum(gpu)
         stat.add(b[B_END] - b[B_START], extra)
         for inner in b[B_INNER]:
             stat.child(f"{inner[NAME]} ({inner[KERNEL]})").add(inner[END] - inner[START], inner[EXTRA])
@@ -156,6 +163,11 @@ def all_ops(c):
     yield from c.ops
     for b in c.backward:
         yield from b[B_INNER]
+
+
+def gpu_span_name(op: list) -> str:
+    """A GPU op's span on the gpu lane: the CUDA kernels it launched ("matmul_tiled_kernel"), else the op."""
+    return " + ".join(op[EXTRA].get("kernels") or ()) or op[NAME]
 
 
 def kernel_stats(c) -> dict:
@@ -190,6 +202,10 @@ def _times(stat: Stat, unit: float, denominator: int) -> str:
             f"{100.0 * stat.total / denominator:.2f}")
 
 
+def _gpu(stat: Stat, unit: float) -> str:
+    return "-" if stat.gpu is None else f"{stat.gpu / unit:.2f}"
+
+
 def _flops(n: int) -> str:
     for scale, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "K")):
         if n >= scale:
@@ -205,7 +221,7 @@ def _bytes(n: float) -> str:
 
 
 def _stat_rows(stats: dict, key, unit: float, denominator: int, flops: bool, detail: bool,
-               max_rows: int | None) -> tuple[list, int]:
+               max_rows: int | None, gpu: bool = False) -> tuple[list, int]:
     rows = []
     ordered = sorted(stats.items(), key=lambda kv: -key(kv[1]))
     left = 0
@@ -213,12 +229,16 @@ def _stat_rows(stats: dict, key, unit: float, denominator: int, flops: bool, det
         ordered, left = ordered[:max_rows], len(ordered) - max_rows
     for name, stat in ordered:
         cells = [name, str(stat.calls), _times(stat, unit, denominator)]
+        if gpu:
+            cells.append(_gpu(stat, unit))
         if flops:
             cells.append(_flops(stat.flops) if stat.flops else "-")
         rows.append((0, cells))
         if detail:
             for child_name, child in sorted(stat.children.items(), key=lambda kv: -key(kv[1])):
                 cells = [child_name, str(child.calls), _times(child, unit, denominator)]
+                if gpu:
+                    cells.append(_gpu(child, unit))
                 if flops:
                     cells.append(_flops(child.flops) if child.flops else "-")
                 rows.append((1, cells))
@@ -252,9 +272,11 @@ def build_tables(result, sorted_by=SortedKeys.CPUTotal, op_detail: bool = True, 
         tables.append(Table("Model Summary", ["Name", "Calls", times], rows,
                             note="Forward: from the first to the last op of each run of forward ops."))
     if SummaryView.OperatorView in views:
-        header = ["Name", "Calls", times] + (["FLOPs"] if result.with_flops else [])
-        rows, left = _stat_rows(operator_stats(c, result.record_shapes), key, unit, denominator, result.with_flops,
-                                op_detail, max_rows)
+        stats = operator_stats(c, result.record_shapes)
+        gpu = any(s.gpu is not None for s in stats.values())  # the column only when something ran on the GPU
+        header = (["Name", "Calls", times] + ([f"GPU Total ({time_unit})"] if gpu else [])
+                  + (["FLOPs"] if result.with_flops else []))
+        rows, left = _stat_rows(stats, key, unit, denominator, result.with_flops, op_detail, max_rows, gpu)
         tables.append(Table("Operator Summary", header, rows, note=f"{left} more operators not shown." if left else ""))
     if SummaryView.KernelView in views:
         rows, left = _stat_rows(kernel_stats(c), key, unit, denominator, False, False, max_rows)

@@ -40,7 +40,7 @@ import numpy as np
 from ..framework.errors import invalid_argument
 from .summary import round_significant, summary_to_json, values_to_json
 
-SCHEMA_VERSION = "1.4"
+SCHEMA_VERSION = "1.5"
 FORMAT = "minipaddle.trace"
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "trace.schema.json"
 _schema_cache: dict | None = None

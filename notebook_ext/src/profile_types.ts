@@ -9,10 +9,11 @@
  * so the number of SVG elements is bounded by the width in pixels, not by the number of spans.
  */
 
-export type ProfileLane = 'python' | 'forward' | 'backward' | 'optimizer' | 'numba-jit' | 'dataloader';
+/** 'gpu' (schema 1.5): a GPU op's kernels on the device (CUDA events), from the op's start. */
+export type ProfileLane = 'python' | 'forward' | 'backward' | 'optimizer' | 'numba-jit' | 'dataloader' | 'gpu';
 
 export const PROFILE_LANES: readonly ProfileLane[] = [
-  'python', 'forward', 'backward', 'optimizer', 'numba-jit', 'dataloader'
+  'python', 'forward', 'backward', 'optimizer', 'numba-jit', 'dataloader', 'gpu'
 ];
 
 export interface ProfileStat {

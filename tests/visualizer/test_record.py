@@ -16,7 +16,7 @@ def test_mlp_step_document_validates_and_names_layers(mlp, batch):
     with paddle.debug.record() as rec:
         loss = train_step(mlp, *batch)
     doc = validated(rec.trace)
-    assert doc["schema_version"] == "1.4" and doc["format"] == "minipaddle.trace"
+    assert doc["schema_version"] == "1.5" and doc["format"] == "minipaddle.trace"
     ops = [(n["op"], n["layer"]) for n in doc["graph"]["forward"]["nodes"]]
     assert ops == [("linear", "MLP.fc1"), ("relu", "MLP"), ("linear", "MLP.fc2"),
                    ("subtract", None), ("multiply", None), ("mean", None)]

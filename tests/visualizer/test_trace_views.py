@@ -33,7 +33,7 @@ def test_trace_displays_as_one_mime_bundle(mlp, batch):
     bundle = _trace(mlp, batch)._repr_mimebundle_()
     assert set(bundle) == {"application/vnd.minipaddle.trace+json", "text/html", "text/plain"}
     from minipaddle.notebook.display import bundle_document
-    assert bundle_document(bundle)["schema_version"] == "1.4"
+    assert bundle_document(bundle)["schema_version"] == "1.5"
     assert bundle["text/plain"].startswith("minipaddle trace:")
 
 
