@@ -24,7 +24,7 @@ _UNITS = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0}
 
 
 class SortedKeys(Enum):
-    """How the Operator and Kernel tables are ordered (GPU keys sort by CPU time: there is no GPU time)."""
+    """How the Operator and Kernel tables are ordered (GPU keys sort by the CPU time of the same kind)."""
     CPUTotal = 0
     CPUAvg = 1
     CPUMax = 2
