@@ -62,7 +62,7 @@ function bytes(n: number): string {
 /** A css class for a span's category: mp-cat-operator, mp-cat-backward, ..., mp-cat-user for RecordEvents. */
 function catClass(cat: string): string {
   const known = ['ProfileStep', 'Operator', 'OperatorInner', 'Backward', 'Forward', 'Optimization', 'Dataloader',
-    'NumbaJIT'];
+    'NumbaJIT', 'Kernel'];
   return known.includes(cat) ? `mp-cat-${cat.toLowerCase()}` : 'mp-cat-user';
 }
 
