@@ -207,7 +207,8 @@ export interface LaneRows {
  * Backward > the ops its rule ran); deeper than MAX_DEPTH shares the last row. Lanes with no span keep one
  * empty row, so a learner sees that nothing ran there (no numba compile, no dataloader). */
 export function packLanes(spans: readonly ProfileSpan[]): LaneRows[] {
-  const byLane = new Map<string, number[]>(PROFILE_LANES.map(l => [l, []]));
+  // every CPU lane, empty or not (a fixed layout); the gpu lane only when something ran on a GPU
+  const byLane = new Map<string, number[]>(PROFILE_LANES.filter(l => l !== 'gpu').map(l => [l, []]));
   spans.forEach((s, i) => {
     if (!byLane.has(s.lane)) byLane.set(s.lane, []);
     byLane.get(s.lane)!.push(i);

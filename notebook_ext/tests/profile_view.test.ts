@@ -110,10 +110,18 @@ describe('time scale', () => {
 });
 
 describe('spans in rows', () => {
+  it('adds the gpu lane, last, only when a span ran on the GPU', () => {
+    const p = realProfile();
+    const kernel = { ...p.spans[0], lane: 'gpu' as const, cat: 'Kernel', name: 'add_map_xy_float32' };
+    const lanes = packLanes([...p.spans, kernel]);
+    expect(lanes.map(l => l.lane)).toEqual([...PROFILE_LANES.filter(l => l !== 'gpu'), 'gpu']);
+    expect(lanes[lanes.length - 1].rows[0].spans).toEqual([p.spans.length]);
+  });
+
   it('has every lane, nests spans inside spans, and loses none', () => {
     const p = realProfile();
     const lanes = packLanes(p.spans);
-    expect(lanes.map(l => l.lane)).toEqual([...PROFILE_LANES]);
+    expect(lanes.map(l => l.lane)).toEqual(PROFILE_LANES.filter(l => l !== 'gpu'));   // a CPU run: no gpu lane
     const all = lanes.flatMap(l => l.rows.flatMap(r => r.spans)).sort((a, b) => a - b);
     expect(all).toEqual(p.spans.map((_, i) => i));
     const backward = lanes.find(l => l.lane === 'backward')!;
@@ -244,7 +252,8 @@ describe('profile view DOM', () => {
   it('draws the six lanes, the steps, and the memory line', () => {
     const p = realProfile();
     const { q } = mount(p);
-    expect(q('[data-testid="mp-timeline-lane"]').map(l => l.getAttribute('data-lane'))).toEqual([...PROFILE_LANES]);
+    expect(q('[data-testid="mp-timeline-lane"]').map(l => l.getAttribute('data-lane')))
+      .toEqual(PROFILE_LANES.filter(l => l !== 'gpu'));
     expect(q('[data-testid="mp-timeline-step"]').length).toBe(p.steps.length);
     expect(q('[data-testid="mp-timeline-memory"] path').length).toBe(1);
     expect(q('[data-testid="mp-timeline-span"]').length).toBeGreaterThan(0);
