@@ -34,46 +34,12 @@ import numpy as np
 from numba import njit, prange
 
 from ... import thread_modes
-from .im2col import (_channels_first, _geometry, _valid_range, col2im, conv2d_grad_filter_im2col, conv2d_im2col,
-                     conv2d_transpose_col2im, conv_out_size)
+from .im2col import (_channels_first, _geometry, _im2col_row, _valid_range, col2im, conv2d_grad_filter_im2col,
+                     conv2d_im2col, conv2d_transpose_col2im, conv_out_size, im2col)
 
 SMALL_IMAGE_POSITIONS = 100  # output positions per image below which one batch-wide GEMM wins
 
 thread_modes.prepare_numba_threads()  # before numba starts its OpenMP threads
-
-
-@njit(cache=True, inline="always")
-def _im2col_row(x, dst, row, row_stride, image_stride, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow):
-    """Row `row` = (channel, tap i, tap j) of every image's columns, written into the flat dst at
-    row * row_stride + n * image_stride: (N, C*kh*kw, L) per image or (C*kh*kw, N*L) batch-wide.
-
-    Row by row, across the images, is the faster order (measured: 0.26 ms vs 0.44 ms image by
-    image for LeNet's 64x6x14x14): the row's geometry is worked out once for the whole batch.
-    """
-    n_img, channels, height, width = x.shape
-    src = x.reshape(-1)
-    u_sw = np.uint64(sw)
-    c = row // (kh * kw)
-    i = (row // kw) % kh
-    j = row % kw
-    y_lo, y_hi = _valid_range(oh, sh, i * dh - pt, height)
-    x_lo, x_hi = _valid_range(ow, sw, j * dw - pl, width)
-    for n in range(n_img):
-        for y in range(oh):
-            start = np.uint64(row * row_stride + n * image_stride + y * ow)
-            if y < y_lo or y >= y_hi:  # the whole output row reads padding
-                for k in range(np.uint64(ow)):
-                    dst[start + k] = 0
-                continue
-            for k in range(np.uint64(x_lo)):
-                dst[start + k] = 0
-            first = np.uint64(((n * channels + c) * height + y * sh - pt + i * dh) * width
-                              + x_lo * sw - pl + j * dw)
-            inside = start + np.uint64(x_lo)
-            for k in range(np.uint64(x_hi - x_lo)):  # the hot loop: no bounds tests, vectorized
-                dst[inside + k] = src[first + k * u_sw]
-            for k in range(np.uint64(x_hi), np.uint64(ow)):
-                dst[start + k] = 0
 
 
 @njit(cache=True)
@@ -89,14 +55,6 @@ def im2col_images_parallel(x, cols, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow):
     rows, plane = cols.shape[1], oh * ow
     for row in prange(rows):  # rows are disjoint in cols: threads never write the same place
         _im2col_row(x, cols.reshape(-1), row, plane, rows * plane, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow)
-
-
-@njit(cache=True)
-def im2col_batch(x, cols, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow):
-    """cols (C*kh*kw, N*oh*ow): the batch's columns side by side (the weight gradient's layout)."""
-    plane = oh * ow
-    for row in range(cols.shape[0]):
-        _im2col_row(x, cols.reshape(-1), row, x.shape[0] * plane, plane, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow)
 
 
 @njit(cache=True, parallel=True)
@@ -243,7 +201,7 @@ def _conv2d_grad_filter(x, dout, strides, paddings, dilations, groups, filter_si
         return per_image.sum(axis=0).reshape(oc, c // groups, kh, kw)
     oh, ow = dout.shape[2:]
     cols = np.empty((c * kh * kw, n * oh * ow), x.dtype)  # the batch's columns side by side
-    run = im2col_batch_parallel if _threaded(parallel, cols.nbytes) else im2col_batch
+    run = im2col_batch_parallel if _threaded(parallel, cols.nbytes) else im2col  # (kernels/cpu/im2col.py)
     run(np.ascontiguousarray(x), cols, kh, kw, *_geometry(strides, paddings, dilations), oh, ow)
     d = _channels_first(dout).reshape(groups, oc // groups, -1)
     # dw^T = cols @ dout^T: the tall, contiguous cols on the left (measured, LeNet's 6->16 5x5:

@@ -40,36 +40,46 @@ def _valid_range(out_len, stride, offset, size):
 # "negative? wrap around" on every access, which also stops LLVM from vectorizing the loop
 # (measured: 0.54 ms vs 0.13 ms to copy 921,600 floats in rows). Signed arithmetic is done
 # first; a value is made unsigned only once it is known to be >= 0.
+@njit(cache=True, inline="always")
+def _im2col_row(x, dst, row, row_stride, image_stride, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow):
+    """Row `row` = (channel, tap i, tap j) of every image's columns, written into the flat dst at
+    row * row_stride + n * image_stride: (N, C*kh*kw, L) per image or (C*kh*kw, N*L) batch-wide.
+
+    Row by row, across the images, is the faster order (measured: 0.26 ms vs 0.44 ms image by
+    image for LeNet's 64x6x14x14): the row's geometry is worked out once for the whole batch.
+    """
+    n_img, channels, height, width = x.shape
+    src = x.reshape(-1)
+    u_sw = np.uint64(sw)
+    c = row // (kh * kw)
+    i = (row // kw) % kh
+    j = row % kw
+    y_lo, y_hi = _valid_range(oh, sh, i * dh - pt, height)
+    x_lo, x_hi = _valid_range(ow, sw, j * dw - pl, width)
+    for n in range(n_img):
+        for y in range(oh):
+            start = np.uint64(row * row_stride + n * image_stride + y * ow)
+            if y < y_lo or y >= y_hi:  # the whole output row reads padding
+                for k in range(np.uint64(ow)):
+                    dst[start + k] = 0
+                continue
+            for k in range(np.uint64(x_lo)):
+                dst[start + k] = 0
+            first = np.uint64(((n * channels + c) * height + y * sh - pt + i * dh) * width
+                              + x_lo * sw - pl + j * dw)
+            inside = start + np.uint64(x_lo)
+            for k in range(np.uint64(x_hi - x_lo)):  # the hot loop: no bounds tests, vectorized
+                dst[inside + k] = src[first + k * u_sw]
+            for k in range(np.uint64(x_hi), np.uint64(ow)):
+                dst[start + k] = 0
+
+
 @njit(cache=True)
 def im2col(x, cols, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow):
     """Fill cols (C*kh*kw, N*oh*ow) with the windows of x (N, C, H, W); padding reads as 0."""
-    n_img, channels, height, width = x.shape
-    src = x.reshape(-1)
-    dst = cols.reshape(-1)
     plane = oh * ow
-    u_sw = np.uint64(sw)
-    for row in range(channels * kh * kw):  # one row: one (channel, kernel tap) pair
-        c = row // (kh * kw)
-        i = (row // kw) % kh
-        j = row % kw
-        y_lo, y_hi = _valid_range(oh, sh, i * dh - pt, height)
-        x_lo, x_hi = _valid_range(ow, sw, j * dw - pl, width)
-        for n in range(n_img):
-            for y in range(oh):
-                start = np.uint64((row * n_img + n) * plane + y * ow)
-                if y < y_lo or y >= y_hi:  # the whole output row reads padding
-                    for k in range(np.uint64(ow)):
-                        dst[start + k] = 0
-                    continue
-                for k in range(np.uint64(x_lo)):
-                    dst[start + k] = 0
-                first = np.uint64(((n * channels + c) * height + y * sh - pt + i * dh) * width
-                                  + x_lo * sw - pl + j * dw)
-                inside = start + np.uint64(x_lo)
-                for k in range(np.uint64(x_hi - x_lo)):  # the hot loop: no bounds tests, vectorized
-                    dst[inside + k] = src[first + k * u_sw]
-                for k in range(np.uint64(x_hi), np.uint64(ow)):
-                    dst[start + k] = 0
+    for row in range(cols.shape[0]):  # one row: one (channel, kernel tap) pair
+        _im2col_row(x, cols.reshape(-1), row, x.shape[0] * plane, plane, kh, kw, sh, sw, pt, pl, dh, dw, oh, ow)
 
 
 @njit(cache=True)
