@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from ...framework import gpu
 from ...framework.errors import invalid_argument, precondition_not_met
 from ...framework.registry import OPS, run_kernel
 from ...framework.tensor import Tensor
@@ -28,10 +29,6 @@ def _parameters(api: str, parameters) -> list:
     return [parameters] if isinstance(parameters, Tensor) else list(parameters)
 
 
-def _host(array) -> np.ndarray:
-    """A gradient's values on the host (a GPU array is copied: the norms are summed there)."""
-    return array if type(array) is np.ndarray else array.copy_to_host()
-
 
 def _apply_in_place(grad: Tensor, op: str, attrs: dict) -> None:
     """grad = op(grad, **attrs) in grad's own storage, on the device it lives on."""
@@ -44,7 +41,7 @@ def _apply_in_place(grad: Tensor, op: str, attrs: dict) -> None:
 
 
 def _vector_norm(x: np.ndarray, norm_type: float) -> float:
-    x = np.abs(_host(x).reshape(-1).astype(np.float64))
+    x = np.abs(gpu.to_host(x).reshape(-1).astype(np.float64))
     if norm_type == math.inf:
         return float(x.max()) if x.size else 0.0
     if norm_type == 0:

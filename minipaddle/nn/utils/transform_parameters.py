@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...framework import gpu
 from ...framework.errors import invalid_argument
 from ...framework.ops.common import follow_place
 from ...framework.tensor import Tensor
@@ -22,9 +23,6 @@ def _tensors(api: str, parameters) -> list:
     return parameters
 
 
-def _host(array) -> np.ndarray:
-    return array if type(array) is np.ndarray else array.copy_to_host()
-
 
 def parameters_to_vector(parameters, name: str | None = None) -> Tensor:
     """The parameters flattened and concatenated, as a new 1-D Tensor (a copy, stop_gradient=False).
@@ -34,7 +32,7 @@ def parameters_to_vector(parameters, name: str | None = None) -> Tensor:
     """
     parameters = _tensors("parameters_to_vector", parameters)
     dtype = parameters[0]._data.dtype
-    out = Tensor._wrap(np.concatenate([_host(p._data).reshape(-1).astype(dtype, copy=False) for p in parameters]))
+    out = Tensor._wrap(np.concatenate([gpu.to_host(p._data).reshape(-1).astype(dtype, copy=False) for p in parameters]))
     out = follow_place(out, parameters[0])  # made where the parameters live
     out.stop_gradient = False
     return out
@@ -55,7 +53,7 @@ def vector_to_parameters(vec: Tensor, parameters, name: str | None = None) -> No
         n = p._data.size
         values = data[start:start + n].reshape(tuple(p._data.shape))
         if type(p._data) is np.ndarray:
-            p._data[...] = _host(values)
+            p._data[...] = gpu.to_host(values)
         else:
             p._data.copy_to_device(values)   # a host or device slice: numba copies either way
         p._bump_version()
