@@ -6,6 +6,7 @@ extension (data-testid, data-node-id, .mp-current), so these helpers know nothin
 """
 from __future__ import annotations
 
+import json
 import re
 
 try:
@@ -49,6 +50,15 @@ _ERRORS = """() => {
 def command(page, command_id: str, args: dict | None = None, timeout_ms: int = 30_000):
     """Run a JupyterLab command and wait for it to finish."""
     return page.evaluate(_COMMAND, [command_id, args or {}, timeout_ms])
+
+
+def write_notebook(lab, name: str, sources: list[str]) -> None:
+    """A notebook of code cells (one per source) in the lab's root folder, ready for open_notebook."""
+    cells = [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {}, "outputs": [],
+              "source": source} for i, source in enumerate(sources)]
+    doc = {"cells": cells, "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
+                                                         "name": "python3"}}, "nbformat": 4, "nbformat_minor": 5}
+    (lab.root_dir / name).write_text(json.dumps(doc, indent=1))
 
 
 def open_notebook(page, lab, name: str) -> None:

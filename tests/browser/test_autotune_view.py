@@ -8,10 +8,9 @@ data-node-id, data-candidate).
 """
 from __future__ import annotations
 
-import json
 
 from .conftest import ARTIFACTS
-from .lab_page import open_notebook, run_all, trace_widget
+from .lab_page import open_notebook, run_all, trace_widget, write_notebook
 
 SETUP = """import tempfile
 import numpy as np
@@ -44,16 +43,9 @@ for _ in range(2):  # step 1 tunes each shape class, step 2 runs the winners
 NOTEBOOK_NAME = "autotune_view.ipynb"
 
 
-def _write_notebook(lab, name: str, sources: list[str]) -> None:
-    cells = [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {}, "outputs": [],
-              "source": source} for i, source in enumerate(sources)]
-    doc = {"cells": cells, "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
-                                                         "name": "python3"}}, "nbformat": 4, "nbformat_minor": 5}
-    (lab.root_dir / name).write_text(json.dumps(doc, indent=1))
-
 
 def test_a_tuned_matmul_node_shows_its_candidates_times_and_winner(page, lab, extension) -> None:
-    _write_notebook(lab, NOTEBOOK_NAME, [SETUP, TRACE])
+    write_notebook(lab, NOTEBOOK_NAME, [SETUP, TRACE])
     open_notebook(page, lab, NOTEBOOK_NAME)
     run_all(page)
     root = trace_widget(page)

@@ -9,10 +9,9 @@ Read only through the DOM contract (data-testid mp-profile-*, mp-timeline-*, mp-
 """
 from __future__ import annotations
 
-import json
 
 from .conftest import ARTIFACTS
-from .lab_page import NOTEBOOK, inspector_text, open_notebook, run_all, trace_widget
+from .lab_page import NOTEBOOK, inspector_text, open_notebook, run_all, trace_widget, write_notebook
 
 SETUP = """import numpy as np
 import minipaddle as paddle
@@ -71,17 +70,10 @@ NOTEBOOK_NAME = "profile_view.ipynb"
 OPS = {"linear", "relu", "cross_entropy_with_softmax", "linear_grad", "relu_grad"}
 
 
-def _write_notebook(lab, name: str, sources: list[str]) -> None:
-    cells = [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {}, "outputs": [],
-              "source": source} for i, source in enumerate(sources)]
-    doc = {"cells": cells, "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
-                                                         "name": "python3"}}, "nbformat": 4, "nbformat_minor": 5}
-    (lab.root_dir / name).write_text(json.dumps(doc, indent=1))
-
 
 def _profiled(page, lab, name: str = NOTEBOOK_NAME, sources: tuple = (SETUP, MAGIC, LINKED)):
     """Run the notebook `name` (written from `sources`); its trace outputs, once all are attached."""
-    _write_notebook(lab, name, list(sources))
+    write_notebook(lab, name, list(sources))
     open_notebook(page, lab, name)
     run_all(page)
     traces = page.locator(f'{NOTEBOOK} [data-testid="mp-trace"]')

@@ -10,11 +10,10 @@ DOM contract (data-testid, data-node-id, data-program-id).
 """
 from __future__ import annotations
 
-import json
 import re
 
 from .conftest import ARTIFACTS
-from .lab_page import RENDER_MS, node_ids, node_text, open_notebook, run_all, trace_widget
+from .lab_page import RENDER_MS, node_ids, node_text, open_notebook, run_all, trace_widget, write_notebook
 
 SETUP = """import minipaddle as paddle
 
@@ -65,16 +64,9 @@ _OP_LABELS = """(pane) => {
 }"""
 
 
-def _write_notebook(lab, name: str, sources: list[str]) -> None:
-    cells = [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {}, "outputs": [],
-              "source": source} for i, source in enumerate(sources)]
-    doc = {"cells": cells, "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
-                                                         "name": "python3"}}, "nbformat": 4, "nbformat_minor": 5}
-    (lab.root_dir / name).write_text(json.dumps(doc, indent=1))
-
 
 def test_a_run_program_node_opens_its_backward_program_in_the_program_tab(page, lab, extension) -> None:
-    _write_notebook(lab, NOTEBOOK_NAME, [SETUP, TRACE, CHECK])
+    write_notebook(lab, NOTEBOOK_NAME, [SETUP, TRACE, CHECK])
     open_notebook(page, lab, NOTEBOOK_NAME)
     run_all(page)
     printed = page.locator(".jp-OutputArea-output", has_text="backward ops=").first.text_content() or ""

@@ -8,10 +8,9 @@ the DOM contract (data-testid, data-node-id).
 """
 from __future__ import annotations
 
-import json
 
 from .conftest import ARTIFACTS
-from .lab_page import node_ids, node_text, open_notebook, run_all, trace_widget
+from .lab_page import node_ids, node_text, open_notebook, run_all, trace_widget, write_notebook
 
 SETUP = """import numpy as np
 import minipaddle as paddle
@@ -41,16 +40,9 @@ MIN_CELL_PX = 5    # a 32-cell-wide pattern drawn at least this many pixels a ce
 MIN_TEXT_PX = 11   # STYLE: text a learner must read
 
 
-def _write_notebook(lab, name: str, sources: list[str]) -> None:
-    cells = [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {}, "outputs": [],
-              "source": source} for i, source in enumerate(sources)]
-    doc = {"cells": cells, "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
-                                                         "name": "python3"}}, "nbformat": 4, "nbformat_minor": 5}
-    (lab.root_dir / name).write_text(json.dumps(doc, indent=1))
-
 
 def test_a_sparse_product_node_shows_its_matrix_nnz_and_pattern(page, lab, extension) -> None:
-    _write_notebook(lab, NOTEBOOK_NAME, [SETUP, TRACE, CHECK])
+    write_notebook(lab, NOTEBOOK_NAME, [SETUP, TRACE, CHECK])
     open_notebook(page, lab, NOTEBOOK_NAME)
     run_all(page)
     printed = page.locator(".jp-OutputArea-output", has_text="nnz=").first.text_content() or ""
