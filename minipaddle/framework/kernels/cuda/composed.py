@@ -35,8 +35,8 @@ def _keep_shape(out, x, axis, keepdim: bool):
     """A keepdim reduction's result reshaped as the op asked (axis None: every axis)."""
     if keepdim:
         return out
-    axes = range(len(x.shape)) if axis is None else axis
-    return reshape(out, tuple(n for i, n in enumerate(x.shape) if i not in axes))
+    axes = tuple(range(len(x.shape))) if axis is None else tuple(axis)
+    return reshape(out, R.reduced_shape(tuple(x.shape), axes, False))
 
 
 # ---- logic reductions and isclose ------------------------------------------------------------------

@@ -326,7 +326,8 @@ VAR = RowReduction("var", P.add, lambda dtype: 0, prepare=squared_deviation, fin
 STD = RowReduction("std", P.add, lambda dtype: 0, prepare=squared_deviation, finalize=square_root_of_quotient)
 
 
-def _out_shape(shape: tuple, axes: tuple, keepdim: bool) -> tuple:
+def reduced_shape(shape: tuple, axes: tuple, keepdim: bool) -> tuple:
+    """The shape of a reduction of `shape` over `axes`, as numpy's keepdims gives it."""
     if keepdim:
         return tuple(1 if d in axes else n for d, n in enumerate(shape))
     return tuple(n for d, n in enumerate(shape) if d not in axes)
@@ -340,7 +341,7 @@ def _reduce(reduction: RowReduction, x, axis, keepdim, out_dtype, count=None, ce
     if count is None:
         count = rows2d.shape[1]
     out = reduce_rows(reduction, rows2d, out_dtype, count, center)
-    return out.reshape(_out_shape(tuple(x.shape), axes if x.shape else (), keepdim))
+    return out.reshape(reduced_shape(tuple(x.shape), axes if x.shape else (), keepdim))
 
 
 def sum(x, axis=None, keepdim=False, dtype=None):  # noqa: A001 - the op's name
@@ -374,7 +375,7 @@ def _variance(reduction: RowReduction, x, axis, keepdim, unbiased):
     means = reduce_rows(MEAN, rows2d, accumulator(np.dtype(x.dtype)), row_len)
     dof = row_len - (1 if unbiased else 0)
     out = reduce_rows(reduction, rows2d, x.dtype, dof, center=means)
-    return out.reshape(_out_shape(tuple(x.shape), axes if x.shape else (), keepdim))
+    return out.reshape(reduced_shape(tuple(x.shape), axes if x.shape else (), keepdim))
 
 
 def var(x, axis=None, keepdim=False, unbiased=True):
@@ -392,7 +393,7 @@ def _arg(better, x, axis, keepdim, dtype):
         out_shape = (1,) * len(shape) if keepdim else ()
     else:
         rows2d = as_rows(x, (axis,))
-        out_shape = _out_shape(shape, (axis,), keepdim)
+        out_shape = reduced_shape(shape, (axis,), keepdim)
     rows, row_len = rows2d.shape
     out = cuda.device_array(rows, np.int64)
     flat = rows2d.reshape(rows * row_len)
