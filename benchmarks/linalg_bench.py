@@ -22,12 +22,14 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import timeit
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness  # noqa: E402
+
+REPO_ROOT = harness.REPO_ROOT
 SOLVE_SIZES = (16, 128, 512)
 EINSUM_CASES = (   # (equation, operand shapes)
     ("bij,bjk->bik", ((8, 32, 32), (8, 32, 32))),
@@ -41,6 +43,7 @@ FRAMEWORKS = ("minipaddle", "numpy", "torch")
 REPEATS = 5
 REPEAT_SECONDS = 0.1
 THREADS = "1"   # one BLAS thread each: on a shared 2-core machine two threads stall each other (100x outliers)
+ENV = {"OMP_NUM_THREADS": THREADS, "OPENBLAS_NUM_THREADS": THREADS, "MKL_NUM_THREADS": THREADS}
 
 
 def case_names() -> list[str]:
@@ -98,22 +101,13 @@ def worker(name: str) -> None:
 
 
 # ---- the driver: rounds of subprocesses, then the table ----
-def run_worker(name: str) -> dict:
-    env = dict(os.environ, OMP_NUM_THREADS=THREADS, OPENBLAS_NUM_THREADS=THREADS, MKL_NUM_THREADS=THREADS)
-    out = subprocess.run([sys.executable, __file__, "--worker", name], check=False, capture_output=True, text=True,
-                         env=env)
-    if out.returncode != 0:
-        raise RuntimeError(f"{name} worker failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def measure(frameworks: list[str], rounds: int) -> tuple[dict, dict]:
     samples: dict = {fw: [] for fw in frameworks}
     versions = {}
     for r in range(rounds):
         order = frameworks[r % len(frameworks):] + frameworks[:r % len(frameworks)]
         for fw in order:
-            result = run_worker(fw)
+            result = harness.run_worker(__file__, fw, "speed", {}, ENV)
             versions[fw] = result["version"]
             samples[fw].append(result["ms"])
         print(f"round {r + 1}/{rounds} done", flush=True)
@@ -139,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--worker", choices=FRAMEWORKS, help=argparse.SUPPRESS)
+    parser.add_argument("--mode", default="speed", help=argparse.SUPPRESS)   # (harness.run_worker passes it)
     args = parser.parse_args(argv)
     if args.worker:
         worker(args.worker)
