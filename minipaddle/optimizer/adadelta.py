@@ -5,6 +5,7 @@ import numpy as np
 
 from ..framework.errors import invalid_argument
 from ..framework.tensor import Tensor
+from . import gpu_update
 from .optimizer import Optimizer, _is_number
 
 __all__ = ["Adadelta"]
@@ -21,6 +22,7 @@ class Adadelta(Optimizer):
     The paper's method has no learning rate (learning_rate=1.0 gives it); Paddle's default is 0.001.
     """
 
+    _gpu_ready = True  # kernels/cuda/optimizer_adaptive.py updates a GPU parameter
     _accumulator_kinds = ("_avg_squared_grad", "_avg_squared_update")
 
     def __init__(self, learning_rate=0.001, epsilon: float = 1.0e-6, rho: float = 0.95, parameters=None,
@@ -36,10 +38,15 @@ class Adadelta(Optimizer):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
     def _init_state(self, param: Tensor, group: dict) -> dict:
+        if gpu_update.on_gpu(param._data):
+            return gpu_update.adadelta_init_state(param._data, group)
         data = param._data
         return {"_avg_squared_grad": np.zeros_like(data), "_avg_squared_update": np.zeros_like(data)}
 
     def _update(self, param: Tensor, grad: np.ndarray, lr: float, state: dict, group: dict) -> None:
+        if type(grad) is not np.ndarray and gpu_update.on_gpu(grad):
+            gpu_update.adadelta_step(param._data, grad, lr, state, group)
+            return
         rho, eps = group["rho"], group["epsilon"]
         sq_grad, sq_update = state["_avg_squared_grad"], state["_avg_squared_update"]
         sq_grad *= rho

@@ -5,6 +5,7 @@ import numpy as np
 
 from ..framework.errors import invalid_argument
 from ..framework.tensor import Tensor
+from . import gpu_update
 from .optimizer import Optimizer, _is_number
 
 __all__ = ["Adagrad"]
@@ -17,6 +18,7 @@ class Adagrad(Optimizer):
         param  = param - learning_rate * grad / (sqrt(moment) + epsilon)
     """
 
+    _gpu_ready = True  # kernels/cuda/optimizer_adaptive.py updates a GPU parameter
     _accumulator_kinds = ("moment",)
 
     def __init__(self, learning_rate, epsilon: float = 1e-06, parameters=None, weight_decay=None, grad_clip=None,
@@ -30,9 +32,14 @@ class Adagrad(Optimizer):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
     def _init_state(self, param: Tensor, group: dict) -> dict:
+        if gpu_update.on_gpu(param._data):
+            return gpu_update.adagrad_init_state(param._data, group)
         return {"moment": np.full_like(param._data, group["initial_accumulator_value"])}
 
     def _update(self, param: Tensor, grad: np.ndarray, lr: float, state: dict, group: dict) -> None:
+        if type(grad) is not np.ndarray and gpu_update.on_gpu(grad):
+            gpu_update.adagrad_step(param._data, grad, lr, state, group)
+            return
         moment = state["moment"]
         moment += np.square(grad)
         denom = np.sqrt(moment)

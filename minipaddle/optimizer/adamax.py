@@ -6,6 +6,7 @@ import numpy as np
 from ..framework.errors import invalid_argument
 from ..framework.tensor import Tensor
 from .adam import _beta
+from . import gpu_update
 from .optimizer import Optimizer
 
 __all__ = ["Adamax"]
@@ -21,6 +22,7 @@ class Adamax(Optimizer):
     epsilon is added inside the max, as in Paddle's kernel (torch.optim.Adamax does the same).
     """
 
+    _gpu_ready = True  # kernels/cuda/optimizer_adaptive.py updates a GPU parameter
     _accumulator_kinds = ("moment", "inf_norm", "beta1_pow_acc")
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08, parameters=None,
@@ -33,11 +35,16 @@ class Adamax(Optimizer):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
     def _init_state(self, param: Tensor, group: dict) -> dict:
+        if gpu_update.on_gpu(param._data):
+            return gpu_update.adamax_init_state(param._data, group)
         data = param._data
         return {"moment": np.zeros_like(data), "inf_norm": np.zeros_like(data),
                 "beta1_pow_acc": np.full([1], group["beta1"], data.dtype)}
 
     def _update(self, param: Tensor, grad: np.ndarray, lr: float, state: dict, group: dict) -> None:
+        if type(grad) is not np.ndarray and gpu_update.on_gpu(grad):
+            gpu_update.adamax_step(param._data, grad, lr, state, group)
+            return
         beta1, beta2 = group["beta1"], group["beta2"]
         moment, inf_norm, beta1_pow = state["moment"], state["inf_norm"], state["beta1_pow_acc"]
         moment *= beta1

@@ -31,6 +31,18 @@ momentum_step = LazyKernel("minipaddle.framework.kernels.cuda.optimizer:momentum
 adam_init_state = LazyKernel("minipaddle.framework.kernels.cuda.optimizer:adam_init_state")
 adam_step = LazyKernel("minipaddle.framework.kernels.cuda.optimizer:adam_step")
 
+_ADAPTIVE = "minipaddle.framework.kernels.cuda.optimizer_adaptive:"
+rmsprop_init_state = LazyKernel(_ADAPTIVE + "rmsprop_init_state")
+rmsprop_step = LazyKernel(_ADAPTIVE + "rmsprop_step")
+adagrad_init_state = LazyKernel(_ADAPTIVE + "adagrad_init_state")
+adagrad_step = LazyKernel(_ADAPTIVE + "adagrad_step")
+adadelta_init_state = LazyKernel(_ADAPTIVE + "adadelta_init_state")
+adadelta_step = LazyKernel(_ADAPTIVE + "adadelta_step")
+adamax_init_state = LazyKernel(_ADAPTIVE + "adamax_init_state")
+adamax_step = LazyKernel(_ADAPTIVE + "adamax_step")
+lamb_init_state = LazyKernel(_ADAPTIVE + "lamb_init_state")
+lamb_step = LazyKernel(_ADAPTIVE + "lamb_step")
+
 
 def on_gpu(array) -> bool:
     """Whether `array` (a parameter's or gradient's storage) is a GPU device array."""
@@ -42,7 +54,8 @@ def check_supported(optimizer, param: Tensor) -> None:
     if not getattr(optimizer, "_gpu_ready", False) and on_gpu(param._data):
         api = type(optimizer).__name__
         raise unimplemented(api, f"parameter '{param.name}' lives on the GPU, and {api} has no GPU update yet.",
-                            hint="use SGD, Momentum, Adam or AdamW on the GPU, or train on the CPU (model.to('cpu')).")
+                            hint="train on the CPU (model.to('cpu')), or let its _update handle device arrays (as "
+                                 "optimizer/adam.py does) and set _gpu_ready = True.")
 
 
 def host(array):

@@ -9,6 +9,7 @@ import numpy as np
 from ..framework.errors import invalid_argument
 from ..framework.tensor import Tensor
 from .adam import adam_hyper
+from . import gpu_update
 from .optimizer import Optimizer, _is_number
 
 __all__ = ["Lamb"]
@@ -32,6 +33,7 @@ class Lamb(Optimizer):
     -> True turns the decay off for that parameter.
     """
 
+    _gpu_ready = True  # kernels/cuda/optimizer_adaptive.py updates a GPU parameter
     _accumulator_kinds = ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc")
 
     def __init__(self, learning_rate=0.001, lamb_weight_decay: float = 0.01, beta1=0.9, beta2=0.999,
@@ -49,12 +51,22 @@ class Lamb(Optimizer):
         super().__init__(learning_rate, parameters, None, grad_clip, name)
 
     def _init_state(self, param: Tensor, group: dict) -> dict:
+        if gpu_update.on_gpu(param._data):
+            return gpu_update.lamb_init_state(param._data, group)
         data = param._data
         return {"moment1": np.zeros_like(data), "moment2": np.zeros_like(data),
                 "beta1_pow_acc": np.full([1], group["beta1"], data.dtype),
                 "beta2_pow_acc": np.full([1], group["beta2"], data.dtype)}
 
+    @staticmethod
+    def _decay(param: Tensor, group: dict) -> float:
+        exclude = group["exclude_from_weight_decay_fn"]
+        return 0.0 if exclude is not None and exclude(param) else group["lamb_weight_decay"]
+
     def _update(self, param: Tensor, grad: np.ndarray, lr: float, state: dict, group: dict) -> None:
+        if type(grad) is not np.ndarray and gpu_update.on_gpu(grad):
+            gpu_update.lamb_step(param._data, grad, lr, state, group, self._decay(param, group))
+            return
         beta1, beta2 = group["beta1"], group["beta2"]
         m, v = state["moment1"], state["moment2"]
         beta1_pow, beta2_pow = state["beta1_pow_acc"], state["beta2_pow_acc"]
@@ -65,8 +77,7 @@ class Lamb(Optimizer):
         p = param._data
         r = m / (1 - float(beta1_pow[0]))
         r /= np.sqrt(v / (1 - float(beta2_pow[0]))) + group["epsilon"]
-        exclude = group["exclude_from_weight_decay_fn"]
-        decay = 0.0 if exclude is not None and exclude(param) else group["lamb_weight_decay"]
+        decay = self._decay(param, group)
         if decay:
             r += decay * p
         p_norm, r_norm = _norm(p), _norm(r)

@@ -5,6 +5,7 @@ import numpy as np
 
 from ..framework.errors import invalid_argument
 from ..framework.tensor import Tensor
+from . import gpu_update
 from .optimizer import Optimizer, _is_number
 
 __all__ = ["RMSProp"]
@@ -22,6 +23,7 @@ class RMSProp(Optimizer):
     torch.optim.RMSprop differs: its epsilon is added outside the square root.
     """
 
+    _gpu_ready = True  # kernels/cuda/optimizer_adaptive.py updates a GPU parameter
     _accumulator_kinds = ("momentum", "mean_square", "mean_grad")
 
     def __init__(self, learning_rate, rho: float = 0.95, epsilon: float = 1e-06, momentum: float = 0.0,
@@ -35,11 +37,16 @@ class RMSProp(Optimizer):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
     def _init_state(self, param: Tensor, group: dict) -> dict:
+        if gpu_update.on_gpu(param._data):
+            return gpu_update.rmsprop_init_state(param._data, group)
         data = param._data
         return {"momentum": np.zeros_like(data), "mean_square": np.zeros_like(data),
                 "mean_grad": np.zeros_like(data)}
 
     def _update(self, param: Tensor, grad: np.ndarray, lr: float, state: dict, group: dict) -> None:
+        if type(grad) is not np.ndarray and gpu_update.on_gpu(grad):
+            gpu_update.rmsprop_step(param._data, grad, lr, state, group)
+            return
         rho = group["rho"]
         ms, mom = state["mean_square"], state["momentum"]
         ms *= rho
