@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..framework import gpu
 from ..framework.errors import invalid_argument, unimplemented
 from ..framework.ops.elementwise import add, scale, sign
 from ..framework.parameter import unique_name
@@ -27,6 +28,7 @@ from ..framework.static.static_ops import static_op
 from ..framework.tensor import Tensor
 from ..nn.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from ..regularizer import L1Decay, L2Decay
+from . import gpu_update
 
 UPDATE_OPS = ("sgd", "momentum", "adam", "adamw", "rmsprop", "adagrad", "lamb")
 
@@ -93,7 +95,11 @@ class _NeedClip:
 
 def _run_clip(op, env: dict, clip) -> None:
     stubs = [_NeedClip(n) for n in op.attrs["need_clip"]]
-    grads = clip._clip_arrays(stubs, [env[n] for n in op.inputs["Grad"]])
+    grads = [env[n] for n in op.inputs["Grad"]]
+    if grads and gpu_update.on_gpu(grads[0]):  # the eager GPU clip: GPU ops, one number to the host
+        grads = gpu_update.clipped(clip, stubs, grads)
+    else:
+        grads = clip._clip_arrays(stubs, grads)
     for name, g in zip(op.outputs["Out"], grads):
         env[name] = g
 
@@ -167,7 +173,9 @@ def _append_update(opt, block: Block, startup, group: dict, p: Variable, eager_p
 
 
 def run_update(executor, op, env: dict) -> None:
-    """Run the optimizer's eager `_update` on the scope's arrays (in place)."""
+    """Run the optimizer's eager `_update` on the scope's arrays (in place). On a GPU Executor the
+    parameter, gradient and accumulators are device arrays, so `_update` runs the optimizer's fused GPU
+    kernel (kernels/cuda/optimizer.py), exactly as eager `opt.step()` on GPU parameters does."""
     from .. import optimizer as optim   # the package: the class named in the op
     a = op.attrs
     cls = getattr(optim, a["optimizer"], None)
@@ -182,10 +190,46 @@ def run_update(executor, op, env: dict) -> None:
     state = {k: env[v[0]] for k, v in op.inputs.items() if k not in ("Param", "Grad", "LearningRate")}
     lr = float(env[op.inputs["LearningRate"][0]]) * a["group_lr"] * a["param_lr"]
     grad = env[op.inputs["Grad"][0]]
+    if gpu_update.on_gpu(param._data):
+        _place_gpu_state(executor, op, cls, param._data, state, group, env)
     if grad.shape != param._data.shape:
         raise invalid_argument(op.type, f"parameter '{pname}' has shape {list(param._data.shape)} but its grad has "
                                         f"shape {list(grad.shape)}.")
     cls._update(None, param, grad, lr, state, group)
+
+
+def _place_gpu_state(executor, op, cls, data, state: dict, group: dict, env: dict) -> None:
+    """Put each accumulator where the optimizer's GPU update wants it: on the device, except what its GPU
+    state keeps on the host (Adam's beta powers: one number each, read by the host every step). The
+    Executor is told (`host_names`), so it does not copy those back to the device on the next run."""
+    if not getattr(cls, "_gpu_ready", False):
+        raise unimplemented(op.type, f"parameter '{op.inputs['Param'][0]}' lives on the GPU, and "
+                                     f"{cls.__name__} has no GPU update yet.",
+                            hint="use an optimizer with a GPU update (SGD, Momentum, Adam, AdamW), or run the "
+                                 "program with a CPU Executor.")
+    on_host = _gpu_host_state(cls, data, group)
+    for kind, value in state.items():
+        name = op.inputs[kind][0]
+        if kind in on_host and gpu_update.on_gpu(value):
+            state[kind] = env[name] = gpu_update.host(value)
+            executor.host_names.add(name)
+        elif kind not in on_host and type(value) is np.ndarray:
+            state[kind] = env[name] = gpu.to_device(value)
+
+
+_HOST_STATE: dict = {}  # (optimizer class, amsgrad) -> the state kinds its GPU update keeps on the host
+
+
+def _gpu_host_state(cls, data, group: dict) -> frozenset:
+    key = (cls, bool(group.get("amsgrad")))
+    if key not in _HOST_STATE:  # ask the optimizer once: its GPU state for a one-element parameter
+        probe = Tensor._wrap(gpu.to_device(np.zeros(1, np.dtype(data.dtype))))
+        try:
+            state = cls._init_state(None, probe, group)
+        except (AttributeError, TypeError):  # an _init_state that reads the optimizer itself: all on the device
+            state = {}
+        _HOST_STATE[key] = frozenset(k for k, v in state.items() if not gpu_update.on_gpu(v))
+    return _HOST_STATE[key]
 
 
 for _name in UPDATE_OPS:

@@ -283,3 +283,10 @@ add_kernel("group_norm", "gpu", NORM_FLOATS, LazyKernel("minipaddle.framework.ke
            name="cuda_composed")
 add_kernel("group_norm_grad", "gpu", NORM_FLOATS,
            LazyKernel("minipaddle.framework.kernels.cuda.norm:group_norm_grad"), name="cuda_composed")
+
+
+def register_fused_elementwise() -> None:
+    """The fusion pass's op (static/passes/fusion.py registers it, after this module loads) gets its GPU kernel:
+    the generated numba.cuda kernel of kernels/cuda/fused.py."""
+    add_kernel("fused_elementwise", "gpu", ("float32", "float64"),
+               LazyKernel("minipaddle.framework.kernels.cuda.fused:fused_elementwise_kernel"), name="cuda")

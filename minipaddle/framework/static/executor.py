@@ -9,21 +9,31 @@ updates, backward rules run at run time) go through the `STATIC_OPS` table.
     exe = paddle.static.Executor(paddle.CPUPlace())
     exe.run(startup)                                            # initialize the parameters
     loss_value, = exe.run(main, feed={"x": xs, "y": ys}, fetch_list=[loss])
+
+On a GPU place (`Executor(paddle.CUDAPlace(0))`, or `Executor()` after `paddle.set_device("gpu")`)
+the same loop runs on device arrays: feeds and host values in the scope are copied to the device
+once, what a STATIC_OPS handler makes on the host (an initializer draws its numbers there, so a seed
+gives the same parameters on either device) is copied after it runs, and each registry op then
+picks its GPU kernel in `run_kernel` because its inputs are device arrays. The few host values an
+update keeps on the host (Adam's beta powers, the learning rate) are named in `host_names`.
+Fetches come back as numpy arrays, or as GPU Tensors with `return_numpy=False`.
 """
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any
 
 import numpy as np
 
-from .. import autotune, instrument
+from .. import autotune, gpu, instrument
 from ..thread_modes import modes
 from ..errors import MinipaddleError, invalid_argument, not_found, precondition_not_met
+from ..place import Place, convert_place, require
 from ..registry import backend_of, get_op, run_kernel
 from ..tensor import Tensor
 from .builder import default_main_program
-from .static_ops import STATIC_OPS
+from .static_ops import SIDE_EFFECT_OPS, STATIC_OPS
 from .program import Block, Program, Variable
 
 
@@ -34,13 +44,26 @@ class ScopeTensor:
         self._scope, self._name = scope, name
 
     def set(self, value, place=None) -> None:
-        self._scope._vars[self._name] = np.array(value._data if isinstance(value, Tensor) else value)
+        """Store `value` (an array or Tensor); `place` (CPUPlace / CUDAPlace) says where it lives."""
+        array = value._data if isinstance(value, Tensor) else value
+        array = array if gpu.is_device_array(array) else np.asarray(array)
+        if place is not None and convert_place(place).backend == "gpu":
+            require(convert_place(place), "LoDTensor.set")
+            self._scope._vars[self._name] = array if gpu.is_device_array(array) else to_device(array)
+            return
+        self._scope._vars[self._name] = np.array(gpu.to_host(array) if gpu.is_device_array(array) else array)
 
     def __array__(self, dtype=None, copy=None):
         value = self._scope._vars.get(self._name)
         if value is None:
             raise not_found("Scope", f"variable {self._name!r} has no value yet.")
+        value = gpu.to_host(value)  # a GPU Executor's values are device arrays
         return value if dtype is None else value.astype(dtype)
+
+    def _place(self) -> Place:
+        """Where the value lives (Paddle's LoDTensor._place())."""
+        from ..place import place_of
+        return place_of(self._scope._vars.get(self._name))
 
     def shape(self) -> list[int]:
         return list(np.asarray(self).shape)
@@ -125,8 +148,9 @@ class _Step:
         self.op, self.opdef, self.ins, self.outs, self.attrs, self.handler = op, opdef, ins, outs, attrs, handler
 
 
-def _plan(block: Block) -> tuple[list[_Step], list[str]]:
-    """The steps of a block and the names it reads before writing them (its external inputs)."""
+def _plan(block: Block, on_gpu: bool = False) -> tuple[list[_Step], list[str]]:
+    """The steps of a block and the names it reads before writing them (its external inputs).
+    `on_gpu`: a handler's host results are copied to the device after it runs (`_to_device_after`)."""
     steps, written, external = [], set(), []
     for op in block.ops:
         for n in op.input_names():
@@ -136,6 +160,8 @@ def _plan(block: Block) -> tuple[list[_Step], list[str]]:
             if n not in written and n not in external:
                 external.append(n)
         handler = STATIC_OPS.get(op.type)
+        if handler is not None and on_gpu and op.type not in SIDE_EFFECT_OPS:  # an update places its own state
+            handler = functools.partial(_to_device_after, handler)
         if handler is not None:
             steps.append(_Step(op, None, None, None, op.attrs, handler))
         else:
@@ -161,13 +187,31 @@ def _sub_block_reads(program: Program, op) -> list[str]:
     return names
 
 
+def to_device(array: np.ndarray):
+    """`gpu.to_device(array)` keeping a 0-D array 0-D (numpy's ascontiguousarray makes it 1-D)."""
+    device = gpu.to_device(array)
+    return device if len(device.shape) == array.ndim else device.reshape(array.shape)
+
+
+def _to_device_after(handler, executor, op, env: dict) -> None:
+    """Run a STATIC_OPS handler on a GPU Executor: what it made on the host moves to the device."""
+    handler(executor, op, env)
+    for name in op.output_names():
+        if type(env.get(name)) is np.ndarray:
+            env[name] = to_device(env[name])
+
+
 class Executor:
-    """Runs Programs on a place (the CPU here), keeping values in a Scope."""
+    """Runs Programs on a place -- the CPU, or a GPU (`paddle.CUDAPlace(0)`) -- keeping values in a Scope.
+
+    `place=None` is Paddle's expected place: the one `paddle.set_device` made current."""
 
     _observed = False  # an instrument subscriber listens to the current run (set once per run)
 
     def __init__(self, place=None) -> None:
-        self.place = place
+        self.place = require(convert_place(place), "Executor")
+        self._on_gpu = self.place.backend == "gpu"
+        self.host_names: set[str] = set()  # on a GPU: values an op keeps on the host (see run_update)
         self._plans: dict = {}
         self._releases: dict = {}
         self._pools: dict = {}   # (program id, version) -> BufferPool, for programs with a buffer_reuse plan
@@ -188,6 +232,8 @@ class Executor:
         fetch_names = self._fetch_names(program, fetch_list)
         env = scope.values()
         fed = self._check_feed(program, feed or {})
+        if self._on_gpu:
+            fed = self._to_device(program, scope, env, fed)
         env.update(fed)
         for opt, lr_name in program._lr_sources:  # the optimizer's current lr (a scheduler may have stepped)
             env[lr_name] = np.array(opt.get_lr(), dtype=np.float64)
@@ -204,8 +250,21 @@ class Executor:
             if name not in env:
                 raise not_found("Executor.run", f"fetch variable {name!r} was not computed by the program.")
             value = env[name]
+            if return_numpy and self._on_gpu:
+                value = gpu.to_host(value)
             out.append(value if return_numpy else Tensor._wrap(value))
         return out
+
+    def _to_device(self, program: Program, scope: Scope, env: dict, fed: dict) -> dict:
+        """A GPU run's inputs on the device: the feeds, and host values of the scope (moved there once;
+        the scope then holds the device copy), except what an op keeps on the host (`host_names`)."""
+        keep = self.host_names
+        keep.update(lr_name for _, lr_name in program._lr_sources)
+        for name, value in env.items():
+            if type(value) is np.ndarray and name not in keep:
+                env[name] = to_device(value)
+                scope._set(name, env[name])
+        return {name: to_device(value) if type(value) is np.ndarray else value for name, value in fed.items()}
 
     def run_global_block(self, program: Program, env: dict, fed: dict, fetch_names: list[str]) -> None:
         """Run the global block on `env` (feeds and persistables bound), telling the debugger when one
@@ -275,7 +334,7 @@ class Executor:
         key = (id(block.program), block.idx)
         entry = self._plans.get(key)
         if entry is None or entry[0] is not block.program or entry[1] != block.program._version:
-            steps, external = _plan(block)
+            steps, external = _plan(block, self._on_gpu)
             entry = (block.program, block.program._version, steps, external)
             self._plans[key] = entry
         return entry[2], entry[3]
@@ -310,7 +369,7 @@ class Executor:
         key = (id(program), program._version)
         if key not in self._pools:
             from .passes.buffer_reuse import BufferPool
-            self._pools = {key: BufferPool(program, self.plan(program.global_block())[0])}
+            self._pools = {key: BufferPool(program, self.plan(program.global_block())[0], self.place.backend)}
         return self._pools[key]
 
     def run_block(self, block: Block, env: dict, check_inputs: bool = False, release=None, pool=None) -> dict:

@@ -28,7 +28,7 @@ import zipfile
 
 import numpy as np
 
-from .. import bounded_json
+from .. import bounded_json, gpu
 from ..errors import invalid_argument, not_found, precondition_not_met
 from ..io import read_arrays_digest, write_arrays
 from ..save_unit import SaveUnit
@@ -126,7 +126,7 @@ def _scope_values(api: str, scope, names: list[str]) -> dict:
     if missing:
         raise precondition_not_met(api, f"persistable variables {missing[:5]} have no value in the scope.",
                                    hint="run the startup program (and train) before saving.")
-    return {n: values[n] for n in names}
+    return {n: gpu.to_host(values[n]) for n in names}  # a GPU Executor's values are device arrays
 
 
 def save_inference_model(path_prefix: str, feed_vars, fetch_vars, executor: Executor, program: Program | None = None,

@@ -14,6 +14,8 @@ ufunc's `out=`, and fused kernels, whose generated loop stores into the arrays i
 lives in the pool across runs, so a training step stops allocating (and page-faulting) those
 temporaries. Before writing into a buffer the pool checks that nothing else holds it (no variable,
 no view of it, no saved control-flow scope): otherwise the op allocates, as without the plan.
+On a GPU Executor the pool holds device arrays, and the fused ops write into them (their generated
+CUDA kernel takes `out=` as the CPU loop does); other GPU kernels allocate their results.
 Sizes of -1 (batch) dims are counted as `batch_size`.
 """
 from __future__ import annotations
@@ -92,22 +94,26 @@ _FREE_REFS = 3  # the pool's dict, the local name and getrefcount's own argument
 class BufferPool:
     """The Executor's side of a buffer_reuse plan for one program: buffer name -> array, kept across runs."""
 
-    def __init__(self, program: Program, steps: list) -> None:
+    def __init__(self, program: Program, steps: list, backend: str = "cpu") -> None:
         buffer_of = program._buffer_plan["buffer_of"]
+        self.backend = backend
         self.buffers: dict[str, np.ndarray] = {}
+        self._holder_refs: dict[str, int] = {}  # GPU: the references its memory had when pooled (no views)
         self.reused = 0       # outputs written into a pooled buffer (a test reads these)
         self.allocated = 0
         self.steps: dict[int, list[str]] = {}  # step index -> the buffer of each output
         for i, step in enumerate(steps):
             names = step.op.output_names()
-            if step.handler is None and (step.op.type in OUT_UFUNCS or step.op.type == "fused_elementwise") \
-                    and names and all(n in buffer_of for n in names):
+            writes_out = step.op.type == "fused_elementwise" or (backend == "cpu" and step.op.type in OUT_UFUNCS)
+            if step.handler is None and writes_out and names and all(n in buffer_of for n in names):
                 self.steps[i] = [buffer_of[n] for n in names]
 
     def _free(self, key: str, shape: tuple, dtype) -> np.ndarray | None:
         buf = self.buffers.get(key)
         if buf is None or buf.shape != shape or buf.dtype != dtype or sys.getrefcount(buf) > _FREE_REFS:
             return None
+        if self.backend == "gpu" and sys.getrefcount(_memory_of(buf)) > self._holder_refs[key]:
+            return None  # a view (a reshape) of the device array still reads its memory
         return buf
 
     def run(self, i: int, step, env: dict, run_kernel) -> None:
@@ -117,7 +123,10 @@ class BufferPool:
         shape, dtype = _out_meta(step, arrays)
         outs = [self._free(k, shape, dtype) for k in keys] if shape is not None else [None]
         if shape is not None and all(o is not None for o in outs):
-            if step.op.type == "fused_elementwise":
+            if step.op.type == "fused_elementwise" and self.backend == "gpu":
+                from ...registry import KernelKey, kernel_fn
+                kernel_fn(step.opdef, KernelKey("gpu", dtype))(*arrays, out=tuple(outs), **step.attrs)
+            elif step.op.type == "fused_elementwise":
                 from ...kernels.cpu.fused import fused_elementwise_kernel
                 fused_elementwise_kernel(*arrays, out=tuple(outs), **step.attrs)
             else:
@@ -132,6 +141,16 @@ class BufferPool:
             if type(value) is np.ndarray and value.base is None and value.flags.c_contiguous:
                 self.buffers[key] = value  # owned memory: later planned outputs may write into it
                 self.allocated += 1
+            elif self.backend == "gpu" and type(value) is not np.ndarray:  # a fused kernel's new device array
+                self.buffers[key] = value
+                self._holder_refs[key] = sys.getrefcount(_memory_of(value))
+                self.allocated += 1
+
+
+def _memory_of(array):
+    """The object that owns a device array's memory, shared by its views: the simulator's numpy array,
+    else numba's memory pointer."""
+    return getattr(array, "_ary", None) if hasattr(array, "_ary") else array.gpu_data
 
 
 def _out_meta(step, arrays: list) -> tuple:

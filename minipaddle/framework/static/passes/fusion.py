@@ -1,5 +1,6 @@
-"""Elementwise fusion: a DAG of elementwise ops becomes one `fused_elementwise` op whose kernel is a
-numba loop generated from the ops' scalar primitives (kernels/cpu/fused.py).
+"""Elementwise fusion: a DAG of elementwise ops becomes one `fused_elementwise` op whose kernels are
+generated from the ops' scalar primitives: a numba loop for the CPU and a numba.cuda kernel for the GPU,
+both written from the same description (the op's `steps`) by kernels/cpu/fused.py.
 
 Unfused, `gelu(x * a) + b` makes three passes over memory and two temporaries; fused, each element
 is loaded once, goes through multiply -> gelu -> add in registers, and is stored once. Ops group
@@ -17,14 +18,17 @@ The fused op has no backward rule of its own: fusion runs on whole training prog
 
     fused, report = fuse_elementwise(main, fetch_list=[loss])
     op = next(op for op in fused.global_block().ops if op.type == "fused_elementwise")
-    print(fused_source(op))          # the generated kernel
+    print(fused_source(op))          # the generated CPU loop
+    print(fused_cuda_source(op))     # the generated CUDA kernel (writing it needs no GPU)
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ...errors import unimplemented
-from ...kernels.cpu.fused import fusable_type, fused_source, generate_source, slow_in_loop
+from ...kernels.cpu.fused import (fusable_type, fused_cuda_source, fused_source, generate_cuda_source, generate_source,
+                                  slow_in_loop)
+from ...kernels.cuda_registry import register_fused_elementwise
 from ...registry import OPS, KernelKey, LazyKernel, add_kernel, get_op, new_meta, register_op, select_kernel
 from ..program import Block, Operator, Program
 from .common import (CONSTANT_OPS, block_fetched, fetch_names, is_persistable, op_reads, protected, prune_vars,
@@ -35,7 +39,8 @@ FUSED_OP = "fused_elementwise"
 
 
 # ---- the fused op in the registry: the Executor runs it like any op --------------------------
-def fused_meta(*xs, kernel_name="", source="", expression="", input_kinds=(), steps=(), outputs=(), dtype=None):
+def fused_meta(*xs, kernel_name="", source="", cuda_source="", expression="", input_kinds=(), steps=(), outputs=(),
+               dtype=None):
     shape = next((tuple(x.shape) for x, k in zip(xs, input_kinds) if k == "a"), ())
     meta = new_meta(shape, np.dtype(dtype))
     return meta if len(outputs) == 1 else tuple(meta for _ in outputs)
@@ -49,12 +54,14 @@ def fused_grad(node, *douts):
 
 if FUSED_OP not in OPS:
     register_op(FUSED_OP, inputs=("X",), outputs=("Out",), infer_meta=fused_meta, backward=fused_grad,
-                variadic=True, attrs={"kernel_name": (str, ""), "source": (str, ""), "expression": (str, ""),
+                variadic=True, attrs={"kernel_name": (str, ""), "source": (str, ""), "cuda_source": (str, ""),
+                                      "expression": (str, ""),
                                       "input_kinds": (list, []), "steps": (list, []), "outputs": (list, []),
                                       "dtype": (np.dtype, None)},
                 doc="elementwise ops fused into one generated numba loop (static passes: fusion)")
     add_kernel(FUSED_OP, "cpu", ("float32", "float64"),
                LazyKernel("minipaddle.framework.kernels.cpu.fused:fused_elementwise_kernel"), name="numba")
+    register_fused_elementwise()  # the GPU kernel (kernels/cuda/fused.py), named lazily: no numba.cuda import
 
 
 # ---- grouping --------------------------------------------------------------------------------
@@ -178,10 +185,12 @@ def _fused_op(block: Block, members: list[int], written: dict, read_by: dict, fe
     dtype = block._find_var_recursive(outputs[0] if outputs else inputs[0])._data.dtype
     if not outputs:
         return None
-    kernel_name, source = generate_source(steps, kinds, [temps[n] for n in outputs], dtype)
+    stored = [temps[n] for n in outputs]
+    kernel_name, source = generate_source(steps, kinds, stored, dtype)
+    _, cuda_source = generate_cuda_source(steps, kinds, stored, dtype)  # one description, two kernels
     expression = "; ".join(f"{s['out']} = {s['type']}({', '.join(a.lstrip('=') for a in s['args'])})" for s in steps)
-    attrs = {"kernel_name": kernel_name, "source": source, "expression": expression, "input_kinds": kinds,
-             "steps": steps, "outputs": [temps[n] for n in outputs], "dtype": dtype}
+    attrs = {"kernel_name": kernel_name, "source": source, "cuda_source": cuda_source, "expression": expression,
+             "input_kinds": kinds, "steps": steps, "outputs": stored, "dtype": dtype}
     last = ops[members[-1]]
     return Operator(block, FUSED_OP, {"X": inputs}, {"Out": outputs}, attrs, source=ops[members[0]].source,
                     role=last.role)
@@ -241,4 +250,4 @@ def _fuse_block(program: Program, block: Block, report: PassReport, fetched, min
     return fused
 
 
-__all__ = ["fuse_elementwise", "fused_source", "FUSED_OP"]
+__all__ = ["fuse_elementwise", "fused_source", "fused_cuda_source", "FUSED_OP"]
