@@ -1,0 +1,227 @@
+"""The static Executor on a GPU place: the same Program trains to the CPU's numbers, fused kernels run as
+generated CUDA kernels, control flow reads its predicate from the device, and fetches come back as numpy
+arrays or GPU Tensors.
+
+Runs under numba's CUDA simulator here (each GPU thread a Python thread), so shapes are tiny.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minipaddle as paddle
+import minipaddle.nn.functional as F
+from minipaddle import static
+from minipaddle.framework import gpu
+from minipaddle.framework.errors import Unimplemented
+from minipaddle.framework.static.passes import buffer_reuse, fuse_elementwise, fused_source
+
+
+def _build(body, seed: int = 5):
+    """(main, startup, what body returned), built in static mode with fresh unique names."""
+    paddle.enable_static()
+    try:
+        with paddle.utils.unique_name.guard():
+            main, startup = static.Program(), static.Program()
+            main.random_seed = startup.random_seed = seed
+            with static.program_guard(main, startup):
+                out = body()
+    finally:
+        paddle.disable_static()
+    return main, startup, out
+
+
+def _mlp(make_optimizer, dtype="float64", activation=F.relu):
+    def body():
+        x = static.data("x", [None, 4], dtype)
+        y = static.data("y", [None, 1], "int64")
+        logits = static.nn.fc(activation(static.nn.fc(x, 5)), 3)
+        loss = paddle.mean(F.cross_entropy(logits, y))
+        make_optimizer().minimize(loss)
+        return loss
+    return _build(body)
+
+
+BATCHES = [(np.random.default_rng(s).standard_normal((3, 4)), np.random.default_rng(s).integers(0, 3, (3, 1)))
+           for s in range(2)]
+
+
+def _train(place, main, startup, loss, dtype="float64"):
+    """Two steps on `place`; the losses, every scope value read back with np.array, and the raw values."""
+    scope = static.Scope()
+    with static.scope_guard(scope):
+        exe = static.Executor(place)
+        exe.run(startup)
+        losses = [exe.run(main, feed={"x": xs.astype(dtype), "y": ys}, fetch_list=[loss])[0] for xs, ys in BATCHES]
+        values = {n: np.array(scope.find_var(n).get_tensor()) for n in scope.local_var_names()}
+    return losses, values, dict(scope._vars)
+
+
+@pytest.mark.parametrize("make_optimizer", [lambda: paddle.optimizer.SGD(learning_rate=0.1),
+                                            lambda: paddle.optimizer.Adam(learning_rate=0.05)],
+                         ids=["sgd", "adam"])
+def test_training_on_the_gpu_equals_the_cpu(make_optimizer):
+    main, startup, loss = _mlp(make_optimizer)
+    cpu_losses, cpu_values, cpu_raw = _train(paddle.CPUPlace(), main, startup, loss)
+    gpu_losses, gpu_values, gpu_raw = _train(paddle.CUDAPlace(0), main, startup, loss)
+    assert type(gpu_losses[0]) is np.ndarray and gpu_losses[1] < gpu_losses[0]
+    np.testing.assert_allclose(gpu_losses, cpu_losses, rtol=1e-10)
+    assert gpu_values.keys() == cpu_values.keys() and "fc_0.w_0" in gpu_values
+    for name, value in cpu_values.items():   # parameters, moments, beta powers, the learning rate
+        np.testing.assert_allclose(gpu_values[name], value, rtol=1e-9, atol=1e-12, err_msg=name)
+    assert gpu.is_device_array(gpu_raw["fc_0.w_0"]) and type(cpu_raw["fc_0.w_0"]) is np.ndarray
+    moments = [n for n in gpu_raw if n.endswith("moment1_0")]
+    assert all(gpu.is_device_array(gpu_raw[n]) for n in moments)
+    assert all(type(gpu_raw[n]) is np.ndarray for n in gpu_raw if "pow_acc" in n)  # read by the host each step
+
+
+def test_executor_without_a_place_runs_where_set_device_points():
+    main, startup, loss = _mlp(lambda: paddle.optimizer.SGD(learning_rate=0.1))
+    paddle.set_device("gpu")
+    try:
+        exe = static.Executor()
+    finally:
+        paddle.set_device("cpu")
+    assert exe.place == paddle.CUDAPlace(0) and static.Executor().place == paddle.CPUPlace()
+    scope = static.Scope()
+    with static.scope_guard(scope):
+        exe.run(startup)
+        assert gpu.is_device_array(scope._vars["fc_0.w_0"])
+
+
+def test_a_seed_draws_the_same_parameters_on_either_device():
+    main, startup, loss = _mlp(lambda: paddle.optimizer.SGD(learning_rate=0.1))
+    main.random_seed = startup.random_seed = 0   # the global generator, seeded the same way twice
+    drawn = []
+    for place in (paddle.CPUPlace(), paddle.CUDAPlace(0)):
+        paddle.seed(11)
+        scope = static.Scope()
+        with static.scope_guard(scope):
+            static.Executor(place).run(startup)
+            drawn.append(np.array(scope.find_var("fc_0.w_0").get_tensor()))
+    np.testing.assert_array_equal(drawn[0], drawn[1])
+
+
+def test_fetch_as_gpu_tensors_and_scope_values():
+    def body():
+        x = static.data("x", [None, 3], "float32")
+        return static.nn.fc(x, 2)
+    main, startup, out = _build(body)
+    scope = static.Scope()
+    with static.scope_guard(scope):
+        exe = static.Executor(paddle.CUDAPlace(0))
+        exe.run(startup)
+        xs = np.arange(6, dtype=np.float32).reshape(2, 3)
+        (t,) = exe.run(main, feed={"x": xs}, fetch_list=[out], return_numpy=False)
+        (a,) = exe.run(main, feed={"x": xs}, fetch_list=[out])
+        w = np.array(scope.find_var("fc_0.w_0").get_tensor())
+        b = np.array(scope.find_var("fc_0.b_0").get_tensor())
+        assert scope.find_var("fc_0.w_0").get_tensor().shape() == [3, 2]
+    assert isinstance(t, paddle.Tensor) and t.place.is_gpu_place() and t.shape == [2, 2]
+    np.testing.assert_allclose(t.numpy(), xs @ w + b, rtol=1e-6)
+    np.testing.assert_array_equal(a, t.numpy())
+
+
+def test_an_op_without_a_gpu_kernel_is_a_clear_error():
+    def body():
+        x = static.data("x", [2, 2], "float32")
+        return paddle.kron(x, x)
+    main, startup, out = _build(body)
+    exe = static.Executor(paddle.CUDAPlace(0))
+    with pytest.raises(Unimplemented, match=r"kron.*no GPU kernel"):
+        exe.run(main, feed={"x": np.ones((2, 2), np.float32)}, fetch_list=[out])
+    (cpu,) = static.Executor(paddle.CPUPlace()).run(main, feed={"x": np.ones((2, 2), np.float32)}, fetch_list=[out])
+    assert cpu.shape == (4, 4)
+
+
+# ---- control flow -------------------------------------------------------------------------------------
+def test_cond_and_while_loop_read_their_predicate_on_the_gpu():
+    def body():
+        x = static.data("x", [3], "float64")
+        picked = static.nn.cond(paddle.sum(x) > 0, lambda: x * 2.0, lambda: x - 1.0)
+        i = paddle.full([1], 0, "int64")
+        _, doubled = static.nn.while_loop(lambda i, a: i < 3, lambda i, a: [i + 1, a * 2.0], [i, x])
+        return picked, doubled
+    main, _, outs = _build(body)
+    for xs in (np.array([1.0, 2.0, -0.5]), np.array([-1.0, 0.5, -3.0])):
+        on_cpu = static.Executor(paddle.CPUPlace()).run(main, feed={"x": xs}, fetch_list=list(outs))
+        on_gpu = static.Executor(paddle.CUDAPlace(0)).run(main, feed={"x": xs}, fetch_list=list(outs))
+        np.testing.assert_array_equal(on_gpu[0], xs * 2.0 if xs.sum() > 0 else xs - 1.0)
+        np.testing.assert_array_equal(on_gpu[1], xs * 8.0)
+        for g, c in zip(on_gpu, on_cpu):
+            np.testing.assert_array_equal(g, c)
+
+
+def test_training_through_cond_on_the_gpu_equals_the_cpu():
+    def body():
+        x = static.data("x", [None, 4], "float64")
+        y = static.data("y", [None, 1], "int64")
+        h = static.nn.fc(x, 3)
+        logits = static.nn.cond(paddle.sum(x) > 0, lambda: F.relu(h), lambda: h * 0.5)
+        loss = paddle.mean(F.cross_entropy(logits, y))
+        paddle.optimizer.SGD(learning_rate=0.1).minimize(loss)
+        return loss
+    main, startup, loss = _build(body)
+    cpu_losses, cpu_values, _ = _train(paddle.CPUPlace(), main, startup, loss)
+    gpu_losses, gpu_values, _ = _train(paddle.CUDAPlace(0), main, startup, loss)
+    np.testing.assert_allclose(gpu_losses, cpu_losses, rtol=1e-10)
+    for name, value in cpu_values.items():
+        np.testing.assert_allclose(gpu_values[name], value, rtol=1e-9, atol=1e-12, err_msg=name)
+
+
+# ---- fused kernels ------------------------------------------------------------------------------------
+def _shared_then_two(a, b):
+    t = a * b
+    return [t + 1.0, F.relu(t) * a]
+
+
+FUSED_CASES = [  # (dtype, outputs from the inputs, input shapes, the input kinds fusion picks)
+    ("float32", lambda a, b: [F.gelu(a * b) + b], [[4, 6], [6]], ["a", "r"]),
+    ("float64", lambda a, b: [F.relu(a - b) * 2.0], [[3, 5], [3, 5]], ["a", "a"]),
+    ("float64", lambda a, s: [paddle.clip(a * s, -0.5, 0.5) + 1.0], [[2, 3, 4], [1]], ["a", "s"]),
+    ("float32", lambda a, c: [F.sigmoid(a) * c - a], [[4, 3], [4, 1]], ["a", "b"]),
+    ("float64", _shared_then_two, [[3, 4], [3, 4]], ["a", "a"]),
+]
+
+
+@pytest.mark.parametrize("dtype,fn,shapes,kinds", FUSED_CASES, ids=["row", "full", "scalar", "column", "two_outs"])
+def test_the_generated_cuda_kernel_equals_the_cpu_loop_and_the_unfused_ops(dtype, fn, shapes, kinds):
+    from minipaddle.framework.kernels.cuda import fused as cuda_fused
+    main, _, outs = _build(lambda: fn(*[static.data(f"x{i}", s, dtype) for i, s in enumerate(shapes)]))
+    fused, _ = fuse_elementwise(main, fetch_list=outs)
+    (op,) = [op for op in fused.global_block().ops if op.type == "fused_elementwise"]
+    assert op.attrs["input_kinds"] == kinds and len(op.outputs["Out"]) == len(outs)
+    feed = {f"x{i}": np.random.default_rng(i).standard_normal(s).astype(dtype) for i, s in enumerate(shapes)}
+    unfused = static.Executor(paddle.CPUPlace()).run(main, feed=feed, fetch_list=outs)
+    cpu_loop = static.Executor(paddle.CPUPlace()).run(fused, feed=feed, fetch_list=outs)
+    unfused_gpu = static.Executor(paddle.CUDAPlace(0)).run(main, feed=feed, fetch_list=outs)
+    on_gpu = static.Executor(paddle.CUDAPlace(0)).run(fused, feed=feed, fetch_list=outs)
+    assert fused_source(op, device="gpu") in cuda_fused._BY_SOURCE   # the generated kernel ran, no fallback
+    tol = 2e-6 if dtype == "float32" else 1e-13
+    for g, c, u, ug in zip(on_gpu, cpu_loop, unfused, unfused_gpu):
+        assert g.dtype == np.dtype(dtype)
+        np.testing.assert_allclose(g, c, rtol=tol, atol=tol)
+        np.testing.assert_allclose(g, u, rtol=tol, atol=tol)
+        np.testing.assert_allclose(g, ug, rtol=tol, atol=tol)
+
+
+def test_a_fused_training_program_with_buffer_reuse_trains_as_on_the_cpu():
+    from minipaddle.framework.static.passes.buffer_reuse import BufferPool
+    main, startup, loss = _mlp(lambda: paddle.optimizer.Adam(learning_rate=0.05),
+                               activation=lambda h: F.relu(h * 2.0 + 0.5) - h)   # chains forward and backward
+    fused, report = fuse_elementwise(main, fetch_list=[loss])
+    assert report.fused
+    planned, _ = buffer_reuse(fused, fetch_list=[loss], batch_size=3)
+    cpu_losses, cpu_values, _ = _train(paddle.CPUPlace(), main, startup, loss)
+    gpu_losses, gpu_values, _ = _train(paddle.CUDAPlace(0), planned, startup, loss)
+    np.testing.assert_allclose(gpu_losses, cpu_losses, rtol=1e-10)
+    for name, value in cpu_values.items():
+        np.testing.assert_allclose(gpu_values[name], value, rtol=1e-9, atol=1e-12, err_msg=name)
+    exe = static.Executor(paddle.CUDAPlace(0))
+    with static.scope_guard(static.Scope()):
+        exe.run(startup)
+        for xs, ys in BATCHES:
+            exe.run(planned, feed={"x": xs, "y": ys}, fetch_list=[loss])
+    (pool,) = exe._pools.values()
+    assert isinstance(pool, BufferPool) and pool.backend == "gpu" and pool.steps
+    assert pool.allocated > 0 and pool.reused > 0   # the second step writes into the first step's buffers
