@@ -34,8 +34,10 @@ from ..framework.static.backward import gradients
 from ..framework.static.executor import Executor
 from ..framework.static.passes import BuildStrategy, PassManager
 from ..framework.static.program import Program
+from ..framework.static.run_plan import RunPlan
+from ..framework.thread_modes import modes
 
-__all__ = ["PartialProgram", "CannotBuild", "build_partial_program", "partial_for"]
+__all__ = ["PartialProgram", "ForwardProgram", "CannotBuild", "build_partial_program", "partial_for", "forward_for"]
 
 _ids = itertools.count()
 
@@ -72,10 +74,53 @@ class PartialProgram:
         # what the forward run must not drop: the outputs and every value the backward reads
         self.forward_keep = list(dict.fromkeys(fetch_names + saved_names))
         self.grad_fetch = [n for n in grad_names if n]
+        # each run after the first with feeds of a shape skips the per-op lookups and checks (run_plan.py)
+        self.forward_plan = RunPlan(forward, self.forward_keep, self.forward_executor)
+        self.backward_plan = RunPlan(backward, self.grad_fetch, self.backward_executor)
 
     def __repr__(self) -> str:
         return (f"PartialProgram({self.program_id}: forward {self.forward_program.num_ops()} ops, "
                 f"backward {self.backward_program.num_ops()} ops, saves {len(self.saved_names)} values)")
+
+
+class ForwardProgram:
+    """A converted signature's forward Program for calls that need no gradient (eval, `no_grad`),
+    optimized by the strategy's passes like a training call's forward, and run by a RunPlan.
+    `state_names`: the buffers it writes (a training batch norm's running statistics)."""
+
+    def __init__(self, program: Program, input_names: tuple, fetch_names: tuple, label: str) -> None:
+        self.program_id = next(_ids)
+        self.program, self.input_names, self.fetch_names = program, input_names, fetch_names
+        self.state_names = _written_persistables(program)
+        self.name = f"to_static {self.program_id} forward (no grad): {label}"
+        self.executor = Executor()
+        self.plan = RunPlan(program, list(dict.fromkeys(fetch_names + self.state_names)), self.executor)
+
+    def __repr__(self) -> str:
+        return f"ForwardProgram({self.program_id}: {self.program.num_ops()} ops)"
+
+
+def forward_for(concrete, inputs: list, strategy: BuildStrategy | None, label: str) -> ForwardProgram | None:
+    """The optimized forward of a ConcreteProgram for a call that needs no gradient (built once, cached on
+    `concrete`); None where one is needed, where the strategy asks for op by op, or on the GPU."""
+    if strategy is not None and strategy.to_static_op_by_op:
+        return None
+    tensors = inputs + concrete._bound
+    if modes.grad_enabled and any(not t.stop_gradient for t in tensors):
+        return None
+    if DEVICE_ARRAY_TYPES and any(type(t._data) in DEVICE_ARRAY_TYPES for t in tensors):
+        return None
+    forward = concrete._forward
+    if forward is None:
+        feed_names, fetch_names, params = concrete._run_args
+        program = concrete.main_program.clone()
+        passes = (strategy if strategy is not None else BuildStrategy()).pass_names()
+        states = list(_written_persistables(program))
+        if passes:
+            program, _ = PassManager(passes).run(program, fetch_list=list(fetch_names) + states)
+        forward = concrete._forward = ForwardProgram(program, tuple(feed_names) + tuple(params), tuple(fetch_names),
+                                                     label)
+    return forward
 
 
 def partial_for(concrete, inputs: list, strategy: BuildStrategy | None, label: str) -> PartialProgram | None:

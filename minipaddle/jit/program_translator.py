@@ -40,8 +40,8 @@ from ..framework.tensor import Tensor
 from ..framework.thread_modes import modes
 from . import error as jst_error
 from .convert_call_func import convert_callable, converted
-from .partial_program import partial_for
-from .run_program import run_program
+from .partial_program import forward_for, partial_for
+from .run_program import run_forward_program, run_program
 from .run_program_op import run_partial_program
 
 __all__ = ["StaticFunction", "ConcreteProgram", "ProgramTranslator", "to_static", "not_to_static",
@@ -85,6 +85,7 @@ class ConcreteProgram:
         self._run_args = ([v.name for v in inputs], [v.name for v in outputs], bound)
         self._bound = list(bound.values())   # the run_program op's inputs after the feeds
         self._partials: dict = {}  # inputs' needs-grad flags -> PartialProgram (None: run op by op)
+        self._forward = None       # the optimized forward of calls that need no gradient (a ForwardProgram)
         self._checked = False      # run_program has checked the feeds and reads of this program once
 
     def __repr__(self) -> str:
@@ -375,10 +376,15 @@ class StaticFunction:
                 if modes.grad_enabled else None
             if partial is not None:  # training: forward and backward Programs as one run_program op
                 outs = run_partial_program(partial, inputs + concrete._bound)
-            else:                    # no gradient wanted (the Executor), or op by op through dispatch
+            else:
                 feed_names, fetch_names, params = concrete._run_args
-                outs = run_program(concrete.main_program, feed_names, inputs, fetch_names, params,
-                                   checked=concrete._checked)
+                forward = forward_for(concrete, inputs, self._build_strategy, self.__qualname__) \
+                    if modes.static_builder is None else None
+                if forward is not None:  # no gradient wanted: the optimized forward Program
+                    outs = run_forward_program(forward, feed_names, inputs, params, checked=concrete._checked)
+                else:                    # op by op through dispatch (or inlined into a Program being built)
+                    outs = run_program(concrete.main_program, feed_names, inputs, fetch_names, params,
+                                       checked=concrete._checked)
                 # the signature's key (shapes and dtypes as called, with no input_spec) vouches from now on
                 concrete._checked = self._input_spec is None
         except Exception as e:

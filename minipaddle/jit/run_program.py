@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..framework import instrument
 from ..framework.dispatch import dispatch
 from ..framework.errors import invalid_argument, not_found, precondition_not_met, unimplemented
 from ..framework.registry import get_op
@@ -36,7 +37,7 @@ from ..framework.static.executor import Executor
 from ..framework.static.static_ops import CONSTANT_OPS, STATIC_OPS
 from ..framework.static.program import Block, Program
 
-__all__ = ["run_program"]
+__all__ = ["run_program", "run_forward_program"]
 
 _API = "run_program"
 _OP, _CONST, _COND, _WHILE = 0, 1, 2, 3
@@ -207,6 +208,27 @@ def _run_static(program, feed_names, inputs, fetch_names, params) -> list[Tensor
     _write_back(program, params, {n: env[n] for n in _written_state(program) if n in env})
     try:
         return [Tensor._wrap(env[n]) for n in fetch_names]
+    except KeyError as e:
+        raise not_found(_API, f"fetch {e.args[0]!r} was not computed by the program.") from None
+
+
+def run_forward_program(forward, feed_names: list[str], inputs: list[Tensor], params: dict[str, Tensor],
+                        checked: bool = False) -> list[Tensor]:
+    """No gradient wanted from a converted call: its optimized forward (`forward`, a
+    jit.partial_program.ForwardProgram) run by its RunPlan on the inputs' arrays, as a training call
+    runs its forward Program; buffers it writes are copied back into their Tensors."""
+    if not checked:
+        _check_args(forward.program, feed_names, inputs, forward.fetch_names, params)
+    if instrument.subscribers:  # a recording shows the Program the call ran
+        instrument.emit(instrument.ProgramBuilt(forward.program, "dy2static", forward.name))
+    env = {n: t._data for n, t in params.items()}
+    for name, t in zip(feed_names, inputs):
+        env[name] = t._data
+    forward.plan.run(env)
+    if forward.state_names:
+        _write_back(forward.program, params, {n: env[n] for n in forward.state_names if n in env})
+    try:
+        return [Tensor._wrap(env[n]) for n in forward.fetch_names]
     except KeyError as e:
         raise not_found(_API, f"fetch {e.args[0]!r} was not computed by the program.") from None
 

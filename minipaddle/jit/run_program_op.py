@@ -56,7 +56,7 @@ def run_program_kernel(*xs, program: PartialProgram = None, out_scope: OutScope 
                        forward_program="", backward_program=""):
     """Run the forward Program on the inputs' arrays; keep what the backward reads in `out_scope`."""
     env = dict(zip(program.input_names, xs))
-    program.forward_executor.run_global_block(program.forward_program, env, env, program.forward_keep)
+    program.forward_plan.run(env)
     out_scope.values = {n: env[n] for n in program.saved_names}
     if program.state_names:
         out_scope.states = {n: env[n] for n in program.state_names if n in env}
@@ -78,7 +78,7 @@ def run_program_grad(node, *douts):
     for name, dout in zip(program.dout_names, douts):
         if name:
             env[name] = dout._data
-    program.backward_executor.run_global_block(program.backward_program, env, env, program.grad_fetch)
+    program.backward_plan.run(env)
     return tuple([Tensor._wrap(env[n]) if n and node.needs_grad(i) else None
                   for i, n in enumerate(program.grad_names)])
 
