@@ -13,7 +13,9 @@ What it measures, each framework in a process of its own, the two alternating ov
 - the optimizer: Adam on a 1M-parameter MLP (784-1024-256-10), minipaddle's fused update (one kernel
   per parameter, kernels/cuda/optimizer.py) against the same rule written as a chain of minipaddle
   elementwise ops (AdamByOps, 12 ops per parameter), and PyTorch's fused Adam. The first update of each
-  is compared: the two minipaddle updates must agree to float32 rounding.
+  is compared: the two minipaddle updates must agree to float32 rounding;
+- the memory pool: the training steps again in a process with FLAGS_allocator_strategy="naive_best_fit"
+  (every array from numba's allocator), and the pool's hit rate and peak reserved memory.
 The notes say where minipaddle is launch-bound: kernels per step x the tiny op's time against the step.
 
 `--quick` runs one round on tiny sizes in float64 (the simulator's cheapest matmul), so the whole script
@@ -242,6 +244,23 @@ def minipaddle_worker(sizes: Sizes) -> dict:
     a, b = paddle.ones([16], dtype="float32"), paddle.ones([16], dtype="float32")
     out["tiny_add_us"], out["tiny_add_synced_us"] = tiny_op_us(paddle.add, a, b, sync, sizes.tiny_calls)
     out.update(minipaddle_adam(paddle, sizes, sync))
+    stats = paddle.device.cuda.memory_stats()
+    if stats:
+        out["pool/hit_rate"], out["pool/peak_reserved_mb"] = stats["hit_rate"], stats["peak_reserved"] / 2**20
+    return out
+
+
+def minipaddle_nopool_worker(sizes: Sizes) -> dict:
+    """The training steps again with every array from numba's own allocator (no caching pool)."""
+    sys.path.insert(0, str(harness.REPO_ROOT))
+    import minipaddle as paddle
+    paddle.set_flags({"FLAGS_allocator_strategy": "naive_best_fit"})  # before the GPU's first use
+    paddle.set_device("gpu")
+    out = {}
+    for model in MODELS:
+        for batch in sizes.batches:
+            rate = minipaddle_training(paddle, model, batch, sizes, paddle.device.cuda.synchronize)
+            out[f"nopool/steps_per_s/{model}/{batch}"] = rate[f"steps_per_s/{model}/{batch}"]
     return out
 
 
@@ -288,7 +307,7 @@ def torch_worker(sizes: Sizes) -> dict:
     return out
 
 
-WORKERS = {"minipaddle": minipaddle_worker, "torch": torch_worker}
+WORKERS = {"minipaddle": minipaddle_worker, "minipaddle_nopool": minipaddle_nopool_worker, "torch": torch_worker}
 
 
 # ---- the driver -------------------------------------------------------------------------------------------------
@@ -343,7 +362,19 @@ def training_rows(mine: dict, peer: dict, sizes: Sizes) -> list[dict]:
     return rows
 
 
-def assemble(mine: dict, peer: dict, sizes: Sizes, rounds: int, failures: list[str]) -> dict:
+def pool_rows(mine: dict, nopool: dict, sizes: Sizes) -> list[dict]:
+    """Steps/s with the caching pool (the default) and with numba's allocator, per model and batch."""
+    rows = []
+    for model in MODELS:
+        for batch in sizes.batches:
+            pooled, plain = mine.get(f"steps_per_s/{model}/{batch}"), nopool.get(f"nopool/steps_per_s/{model}/{batch}")
+            rows.append({"model": model, "batch": batch, "pool_steps_per_s": pooled, "no_pool_steps_per_s": plain,
+                         "pool_speedup": ratio(pooled, plain)})
+    return rows
+
+
+def assemble(mine: dict, peer: dict, sizes: Sizes, rounds: int, failures: list[str],
+             nopool: dict | None = None) -> dict:
     tiny = {"op": "add of two 16-float float32 tensors", "minipaddle_us": mine.get("tiny_add_us"),
             "torch_us": peer.get("tiny_add_us"), "minipaddle_synced_us": mine.get("tiny_add_synced_us"),
             "torch_synced_us": peer.get("tiny_add_synced_us")}
@@ -354,7 +385,9 @@ def assemble(mine: dict, peer: dict, sizes: Sizes, rounds: int, failures: list[s
     result = {"quick": sizes is QUICK, "simulator": simulator_on(), "rounds": rounds, "machine": harness.machine(),
               "device": mine.get("device"), "torch_device": peer.get("device"),
               "versions": {"minipaddle": mine.get("version"), "torch": peer.get("version")},
-              "training": training_rows(mine, peer, sizes), "tiny_op": tiny, "adam": adam, "failures": failures}
+              "training": training_rows(mine, peer, sizes), "tiny_op": tiny, "adam": adam, "failures": failures,
+              "memory_pool": {"rows": pool_rows(mine, nopool or {}, sizes), "hit_rate": mine.get("pool/hit_rate"),
+                              "peak_reserved_mb": mine.get("pool/peak_reserved_mb")}}
     result["notes"] = notes(result)
     return result
 
@@ -381,6 +414,13 @@ def notes(result: dict) -> list[str]:
                    f"{adam['fused_ms']:.3f} ms ({adam['fused_kernels']:.0f} kernels) vs unfused "
                    f"{adam['unfused_ms']:.3f} ms ({adam['unfused_kernels']:.0f} kernels): "
                    f"fused is {adam['unfused_over_fused']:.1f}x faster")
+    pool = result["memory_pool"]
+    if pool["hit_rate"] is None:
+        out.append("memory pool: off here (the simulator has no device memory to pool)")
+    for row in pool["rows"]:
+        if row["pool_speedup"] is not None:
+            out.append(f"memory pool, {row['model']} batch {row['batch']}: {row['pool_steps_per_s']:.1f} steps/s with "
+                       f"it, {row['no_pool_steps_per_s']:.1f} without ({row['pool_speedup']:.2f}x)")
     return out + [f"failed: {f.strip().splitlines()[-1]}" for f in result["failures"]]
 
 
@@ -427,7 +467,8 @@ def main(argv: list[str] | None = None) -> int:
     for r in range(rounds):
         run_round(names, r, "quick" if args.quick else "full", results, failures)
         print(f"round {r + 1}/{rounds} done", flush=True)
-        result = assemble(medians(results["minipaddle"]), medians(results.get("torch", [])), sizes, r + 1, failures)
+        result = assemble(medians(results["minipaddle"]), medians(results.get("torch", [])), sizes, r + 1, failures,
+                          medians(results.get("minipaddle_nopool", [])))
         if args.json:  # after every round: a run stopped by a time limit keeps the rounds it finished
             Path(args.json).parent.mkdir(parents=True, exist_ok=True)
             Path(args.json).write_text(json.dumps(result, indent=1) + "\n")

@@ -15,6 +15,8 @@ Flags defined here:
     FLAGS_check_nan_inf_level  int   what the check does, Paddle's levels (= DebugMode values):
                                      0 abort at the first NaN/Inf, 1 report NaN/Inf and go on,
                                      2 also report float32 values outside float16's range, 3 report all
+    FLAGS_allocator_strategy   str   "auto_growth" (default): GPU arrays come from a caching pool;
+                                     "naive_best_fit": each from numba (read when the GPU is first used)
 """
 from __future__ import annotations
 
@@ -105,6 +107,9 @@ def _convert_type(flag: Flag, value):
                            hint=flag.doc)
 
 
+define_flag("FLAGS_allocator_strategy", "auto_growth", "how GPU memory is allocated, read when the GPU is first "
+            "used: 'auto_growth' caches freed blocks for reuse (framework/device_memory.py), 'naive_best_fit' "
+            "asks numba for every array", choices=("auto_growth", "naive_best_fit"))
 define_flag("FLAGS_check_nan_inf", False, "check op outputs, gradients and updates for NaN/Inf (True/False)")
 define_flag("FLAGS_check_nan_inf_level", 0, "0 abort at the first NaN/Inf, 1 report and go on, 2 also report "
                                             "float16 overflow, 3 report every tensor",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import registry
+from . import flags, registry
 from .errors import invalid_argument, unavailable
 
 _cuda = None            # the numba.cuda module, once loaded
@@ -43,12 +43,24 @@ def cuda():
                           hint="install the 'cuda' extra (pip install minipaddle[cuda]) on a machine with an "
                                "NVIDIA GPU, set NUMBA_ENABLE_CUDASIM=1 for the simulator, or stay on the CPU.")
     from numba import cuda as numba_cuda
+    _install_pool()
     probe = numba_cuda.device_array(1, np.float32)
     _device_types = (type(probe),)
     registry.ARRAY_TYPES.update(_device_types)
     registry.DEVICE_ARRAY_TYPES.update(_device_types)
     _cuda = numba_cuda
     return _cuda
+
+
+def _install_pool() -> None:
+    """Serve device allocations from the caching pool (framework/device_memory.py) unless
+    FLAGS_allocator_strategy says otherwise; the simulator has no device memory to pool."""
+    import numba
+    strategy = flags.get_flags("FLAGS_allocator_strategy")["FLAGS_allocator_strategy"]
+    if numba.config.ENABLE_CUDASIM or strategy != "auto_growth":
+        return
+    from .kernels.cuda import memory_pool
+    memory_pool.install()
 
 
 def device_count() -> int:

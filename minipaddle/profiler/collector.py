@@ -26,7 +26,7 @@ import weakref
 
 import numpy as np
 
-from ..framework import instrument
+from ..framework import device_memory, instrument
 from ..framework.autograd.node import AccumulateGrad
 from ..framework.autotune import TunedKernel
 from . import record_event
@@ -61,6 +61,8 @@ class Collector:
         self.live_bytes = 0
         self.peak_bytes = 0
         self.freed_bytes = 0
+        self.device_memory: dict = {}  # GPU id -> the memory pool's numbers over the window (profile_memory)
+        self._pool_start: dict = {}
         self.errors: list[str] = []
         self.max_records = MAX_RECORDS
         self.dropped: dict[str, int] = {}  # kind -> records not kept past max_records
@@ -82,6 +84,8 @@ class Collector:
         self._unsubscribe = instrument.subscribe(self.on_event, kinds=KINDS)
         self._numba = _CompileListener.install(self)
         record_event.active = self
+        if self.profile_memory:
+            self._pool_start = {device: pool.stats() for device, pool in device_memory.POOLS.items()}
 
     def stop(self) -> None:
         if self._unsubscribe is None:
@@ -94,6 +98,9 @@ class Collector:
         if record_event.active is self:
             record_event.active = None
         self._buffers.clear()  # their weakrefs go with them: no callbacks after the window
+        if self.profile_memory:
+            self.device_memory = {device: _pool_window(pool.stats(), self._pool_start.get(device))
+                                  for device, pool in device_memory.POOLS.items()}
         self.t_end = time.perf_counter_ns()
 
     @property
@@ -250,6 +257,13 @@ class Collector:
 
 
 TUNED = "<autotuned>"  # kernel_name's answer for an autotune stand-in, which runs a different kernel per shape
+
+
+def _pool_window(now: dict, start: dict | None) -> dict:
+    """A GPU pool's numbers at the end of the window, its hits and misses counted within it."""
+    hits = now["hits"] - (start["hits"] if start else 0)
+    misses = now["misses"] - (start["misses"] if start else 0)
+    return {**now, "hits": hits, "misses": misses, "hit_rate": hits / (hits + misses) if hits + misses else 0.0}
 
 
 def kernel_name(opdef, fn) -> str:

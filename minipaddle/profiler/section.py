@@ -100,4 +100,5 @@ def _memory(result, max_spans: int) -> dict | None:
     return {"peak_bytes": int(c.peak_bytes), "freed_bytes": int(c.freed_bytes),
             "allocated_bytes": int(sum((o[EXTRA] or {}).get("bytes", 0) for o in c.ops)
                                    + sum((i[EXTRA] or {}).get("bytes", 0) for b in c.backward for i in b[B_INNER])),
-            "samples": [[int(t - c.t0), int(v)] for t, v in c.memory[:max_spans]]}
+            "samples": [[int(t - c.t0), int(v)] for t, v in c.memory[:max_spans]],
+            "device": {str(device): pool for device, pool in sorted(c.device_memory.items())}}

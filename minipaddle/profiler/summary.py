@@ -322,8 +322,16 @@ def _memory(c, max_rows: int | None) -> Table:
             (0, ["Total freed", "", _bytes(c.freed_bytes), ""])]
     ordered = sorted(stats.items(), key=lambda kv: -kv[1].total)[:max_rows]
     rows += [(1, [name, str(s.calls), _bytes(s.total), _bytes(s.max)]) for name, s in ordered if s.total]
-    return Table("Memory Summary", ["Name", "Calls", "Allocated", "Max per call"], rows,
-                 note="Bytes of the new arrays ops returned (views own none); freed when they were released.")
+    note = "Bytes of the new arrays ops returned (views own none); freed when they were released."
+    for device, pool in sorted(c.device_memory.items()):
+        requests = pool["hits"] + pool["misses"]
+        rows += [(0, [f"GPU {device} memory (pool)", "", "", ""]),
+                 (1, ["allocated at the end / peak", "", _bytes(pool["allocated"]), _bytes(pool["peak_allocated"])]),
+                 (1, ["reserved from the driver / peak", "", _bytes(pool["reserved"]), _bytes(pool["peak_reserved"])]),
+                 (1, ["pool hits / requests", str(requests), f"{pool['hits']} ({pool['hit_rate']:.0%})", ""])]
+    if c.device_memory:
+        note += " GPU rows: the device memory pool (paddle.device.cuda.memory_stats())."
+    return Table("Memory Summary", ["Name", "Calls", "Allocated", "Max per call"], rows, note=note)
 
 
 # ---- rendering ----------------------------------------------------------------------------------

@@ -54,8 +54,14 @@ def test_quick_run_writes_every_figure(tmp_path, capsys):
     assert adam["relative_difference"] <= 1e-6
     for key in ("fused_ms", "unfused_ms", "torch_ms", "unfused_over_fused", "fused_times_torch"):
         assert _positive(adam[key]), key
+    pool = result["memory_pool"]
+    assert [(r["model"], r["batch"]) for r in pool["rows"]] == [(r["model"], r["batch"]) for r in result["training"]]
+    for row in pool["rows"]:
+        assert _positive(row["no_pool_steps_per_s"]) and _positive(row["pool_speedup"])
+    assert (pool["hit_rate"] is None) is bool(numba.config.ENABLE_CUDASIM)  # the simulator has no pool
     printed = capsys.readouterr().out
     assert "kernels/step" in printed and "Adam, 36 parameters in 2 tensors" in printed
+    assert "memory pool, lenet batch 2:" in printed
 
 
 def test_the_launch_bound_verdict_is_kernels_times_the_tiny_op_against_the_step():
