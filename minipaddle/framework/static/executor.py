@@ -256,11 +256,13 @@ class Executor:
         return out
 
     def _to_device(self, program: Program, scope: Scope, env: dict, fed: dict) -> dict:
-        """A GPU run's inputs on the device: the feeds, and host values of the scope (moved there once;
-        the scope then holds the device copy), except what an op keeps on the host (`host_names`)."""
+        """A GPU run's inputs on the device: the feeds, and the host values of the scope the program reads
+        (moved there once; the scope then holds the device copy), except what an op keeps on the host
+        (`host_names`)."""
         keep = self.host_names
         keep.update(lr_name for _, lr_name in program._lr_sources)
-        for name, value in env.items():
+        for name in self.plan(program.global_block())[1]:
+            value = env.get(name)
             if type(value) is np.ndarray and name not in keep:
                 env[name] = to_device(value)
                 scope._set(name, env[name])

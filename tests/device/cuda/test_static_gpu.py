@@ -117,9 +117,17 @@ def test_fetch_as_gpu_tensors_and_scope_values():
         w = np.array(scope.find_var("fc_0.w_0").get_tensor())
         b = np.array(scope.find_var("fc_0.b_0").get_tensor())
         assert scope.find_var("fc_0.w_0").get_tensor().shape() == [3, 2]
+        ones = np.ones((3, 2), np.float32)
+        scope.var("fc_0.w_0").get_tensor().set(ones, paddle.CPUPlace())     # a host value: copied on the next run
+        assert type(scope._vars["fc_0.w_0"]) is np.ndarray
+        (c,) = exe.run(main, feed={"x": xs}, fetch_list=[out])
+        assert gpu.is_device_array(scope._vars["fc_0.w_0"])
+        scope.var("fc_0.b_0").get_tensor().set(np.zeros(2, np.float32), paddle.CUDAPlace(0))
+        assert gpu.is_device_array(scope._vars["fc_0.b_0"])
     assert isinstance(t, paddle.Tensor) and t.place.is_gpu_place() and t.shape == [2, 2]
     np.testing.assert_allclose(t.numpy(), xs @ w + b, rtol=1e-6)
     np.testing.assert_array_equal(a, t.numpy())
+    np.testing.assert_allclose(c, xs @ ones + b, rtol=1e-6)
 
 
 def test_an_op_without_a_gpu_kernel_is_a_clear_error():

@@ -18,6 +18,8 @@ file in the cache directory (`$MINIPADDLE_FUSED_CACHE`, else `$XDG_CACHE_HOME/mi
 else `~/.cache/minipaddle/fused`), imports it and keeps the function in a module-level dict keyed
 by the source's hash. numba's `cache=True` needs a real file; with one, a new process loads the
 compiled machine code instead of compiling again. numba is imported only when a kernel loads.
+`generate_cuda_source` writes the GPU's kernel from the same steps and primitives (no GPU needed to
+write it; kernels/cuda/fused.py compiles and launches it).
 """
 from __future__ import annotations
 
