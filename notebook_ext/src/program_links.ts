@@ -3,7 +3,8 @@
  * run_program op of the eager graph; its attrs `forward_program` and `backward_program` name the two
  * Programs the document holds (`programs[].name`), and `program_runs` holds the Executor's runs of them.
  * The inspector shows each as a button; the TraceView opens it (TraceView.openProgram) with this call's
- * run selected, so its Executor steps can be stepped.
+ * run selected, so its Executor steps can be stepped. The way back: `programCaller` finds the run_program
+ * node whose call made a run of a Program, which the Program tab shows as "run by: run_program #n".
  */
 import { OpNode, ProgramDoc } from './schema';
 import { TraceIndex } from './trace_index';
@@ -36,15 +37,44 @@ export function programLinks(idx: TraceIndex, n: OpNode, attrs: [string, string]
     const name = n.attrs[key];
     if (typeof name !== 'string') continue;
     const program = idx.doc.programs?.find(p => p.name === name) ?? null;
-    const calls = [...idx.nodes.values()].filter(m => m.attrs[key] === name);
-    const when: [number, string][] = key === 'forward_program'
-      ? calls.map(m => [m.step, m.id])
-      : calls.flatMap(m => (idx.backwardStepsOf.get(m.grad_node ?? '') ?? []).map(s => [s.index, m.id] as [number, string]));
-    const k = when.sort((a, b) => a[0] - b[0]).findIndex(([, id]) => id === n.id);
+    const k = callsOf(idx, key, name).indexOf(n.id);
     const ran = program !== null && (idx.doc.program_runs ?? []).some(r => r.program === program.id && r.run === k);
     links.push({ label, name, program, run: ran ? k : null });
   }
   return links;
+}
+
+/** The ids of the op nodes whose attr `key` names Program `name`, in the order their calls ran it: the
+ * forward's by the op's step, the backward's by its grad node's backward steps. Call k made run k. */
+function callsOf(idx: TraceIndex, key: string, name: string): string[] {
+  const calls = [...idx.nodes.values()].filter(m => m.attrs[key] === name);
+  const when: [number, string][] = key === 'forward_program'
+    ? calls.map(m => [m.step, m.id])
+    : calls.flatMap(m => (idx.backwardStepsOf.get(m.grad_node ?? '') ?? []).map(s => [s.index, m.id] as [number, string]));
+  return when.sort((a, b) => a[0] - b[0]).map(([, id]) => id);
+}
+
+/** The run_program call that made one run of a Program: the way back from the Program tab to the graph. */
+export interface ProgramCaller {
+  /** the run_program op node */
+  node: string;
+  /** its call's number among the calls of this Program (call k made run k) */
+  call: number;
+  /** which of the node's Programs this one is ("forward Program") */
+  label: string;
+}
+
+/** The run_program node whose call made run `run` of `program`; null where no run_program op names the
+ * Program (an Executor.run of a Program built by hand) or the trace lacks that call. */
+export function programCaller(idx: TraceIndex, program: ProgramDoc, run: number | null,
+  attrs: [string, string][] = PROGRAM_ATTRS): ProgramCaller | null {
+  if (run === null) return null;
+  for (const [key, label] of attrs) {
+    const calls = callsOf(idx, key, program.name);
+    if (calls.length === 0) continue;
+    return run < calls.length ? { node: calls[run], call: run, label } : null;
+  }
+  return null;
 }
 
 /** A link as a button that opens its Program (plain text where the document lacks it). */

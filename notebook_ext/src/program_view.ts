@@ -5,7 +5,8 @@
  *
  * The graph itself (DOT, diff marks, source links) comes from program_graph.ts. As in the eager
  * graph, stepping and selecting only move CSS classes on the drawn SVG; Graphviz lays out each
- * program once.
+ * program once. A run of a `@to_static` Program names the run_program node whose call made it
+ * ("run by: run_program #n", program_links.ts); a click selects that node in the Graph tab.
  */
 import { Viewport } from './viewport';
 import { sourceText } from './names';
@@ -15,6 +16,8 @@ import { layoutSvg } from './layout';
 import { el } from './format';
 import { renderProgramInspector } from './inspector';
 import { DiffMarks, addMark, diffMarks, programGraph, sourceLinks } from './program_graph';
+import { ProgramCaller, programCaller } from './program_links';
+import { TraceIndex } from './trace_index';
 
 /** The highlight classes the view sets (and clears) on graph nodes. */
 const MARKS = ['mp-current', 'mp-done', 'mp-read', 'mp-written', 'mp-selected', 'mp-removed', 'mp-added', 'mp-fused',
@@ -22,6 +25,9 @@ const MARKS = ['mp-current', 'mp-done', 'mp-read', 'mp-written', 'mp-selected', 
 
 export interface ProgramViewOptions {
   layout?: (dot: string) => Promise<string>;
+  /** the eager graph's index and its node selection (TraceView.selectNode): a run shows the run_program
+   * node that made it, and selects it on a click */
+  graph?: { index: TraceIndex; select: (id: string) => void };
 }
 
 /** One drawn program graph: the SVG, its nodes by id, clicks, and a readable viewport (viewport.ts:
@@ -139,6 +145,8 @@ export class ProgramView {
   private runSelect: HTMLSelectElement;
   private slider: HTMLInputElement;
   private runLabel: HTMLSpanElement;
+  private runBy: HTMLButtonElement;
+  private graph: ProgramViewOptions['graph'];
   private runButtons: HTMLButtonElement[] = [];
   private passList: HTMLDivElement;
   private inspector: HTMLDivElement;
@@ -152,6 +160,7 @@ export class ProgramView {
   constructor(private doc: { programs?: ProgramDoc[]; pass_diffs?: PassDiff[]; program_runs?: ProgramRun[] },
     options: ProgramViewOptions = {}) {
     this.layout = options.layout ?? layoutSvg;
+    this.graph = options.graph;
     const programs = doc.programs ?? [];
     this.programs = new Map(programs.map(p => [p.id, p]));
     const runs = doc.program_runs ?? [];
@@ -191,9 +200,17 @@ export class ProgramView {
     this.slider.addEventListener('input', () => this.model?.seek(Number(this.slider.value)));
     this.runLabel = el('span', 'mp-step-label');
     this.runLabel.dataset.testid = 'mp-run-label';
+    this.runBy = el('button', 'mp-program-link mp-run-by');
+    this.runBy.type = 'button';
+    this.runBy.dataset.testid = 'mp-run-by';
+    this.runBy.hidden = true;
+    this.runBy.addEventListener('click', () => {
+      const node = this.runBy.dataset.node;
+      if (node && this.graph) this.graph.select(node);
+    });
     this.runBar.append(el('span', 'mp-muted', 'run'), this.runSelect,
       button('mp-run-back', '◀', 'Previous op (←)', () => this.model?.back()), this.slider,
-      button('mp-run-forward', '▶|', 'Next op (→, F10)', () => this.model?.forward()), this.runLabel);
+      button('mp-run-forward', '▶|', 'Next op (→, F10)', () => this.model?.forward()), this.runLabel, this.runBy);
     bar.appendChild(this.runBar);
     const panes = () => (this.diff ? [this.before, this.after] : [this.main]);
     for (const [id, text, title, act] of [
@@ -295,7 +312,17 @@ export class ProgramView {
       this.update();
     });
     this.slider.max = String(Math.max(0, (this.model?.length ?? 1) - 1));
+    this.showCaller(this.graph && this.run ? programCaller(this.graph.index, this.program, this.run.run) : null);
     this.update();
+  }
+
+  /** The run's "run by: run_program #n" link (hidden where no run_program call made the run). */
+  private showCaller(caller: ProgramCaller | null): void {
+    this.runBy.hidden = caller === null;
+    this.runBy.textContent = caller ? `run by: run_program #${caller.call} ↖` : '';
+    this.runBy.title = caller ? `Select the run_program node ${caller.node} (its call ${caller.call} made this run of its ${caller.label}) in the Graph tab` : '';
+    if (caller) this.runBy.dataset.node = caller.node;
+    else delete this.runBy.dataset.node;
   }
 
   /** Show a pass's before and after programs side by side (null: back to the program alone). */

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { renderInspector } from '../src/inspector';
-import { programLinks } from '../src/program_links';
+import { programCaller, programLinks } from '../src/program_links';
+import { ProgramView } from '../src/program_view';
 import { TraceIndex } from '../src/trace_index';
 import { TraceView } from '../src/trace_view';
 import type { ProgramRun, TraceDocument } from '../src/schema';
@@ -138,5 +139,54 @@ describe('the debugger follows the link into the Program tab', () => {
     await v.ready;
     expect(v.programView!.program.id).toBe('P3');
     expect(v.programView!.run).toMatchObject({ program: 'P3', run: 0 });
+  });
+});
+
+describe('the way back: a Program run names the run_program call that made it', () => {
+  const layout = () => Promise.resolve('<svg xmlns="http://www.w3.org/2000/svg"></svg>');
+
+  it('finds the node of each run: the forward by op step, the backward by backward step', () => {
+    const doc = toStaticDoc();
+    const idx = new TraceIndex(doc);
+    const prog = (id: string) => doc.programs!.find(p => p.id === id)!;
+    expect(programCaller(idx, prog('P3'), 0)).toEqual({ node: 'n1', call: 0, label: 'forward Program' });
+    expect(programCaller(idx, prog('P3'), 1)).toEqual({ node: 'n3', call: 1, label: 'forward Program' });
+    expect(programCaller(idx, prog('P4'), 0)).toEqual({ node: 'n3', call: 0, label: 'backward Program' });
+    expect(programCaller(idx, prog('P4'), 1)).toEqual({ node: 'n1', call: 1, label: 'backward Program' });
+    expect(programCaller(idx, prog('P4'), 2)).toBeNull(); // no third call in the trace
+    expect(programCaller(idx, prog('P4'), null)).toBeNull();
+    expect(programCaller(idx, prog('P0'), 0)).toBeNull(); // a hand-built Program: no run_program ran it
+  });
+
+  it('the Program tab shows "run by: run_program #n" for the chosen run, and a click selects its node', () => {
+    const doc = toStaticDoc();
+    const select = vi.fn();
+    const view = new ProgramView(doc, { layout, graph: { index: new TraceIndex(doc), select } });
+    const runBy = view.node.querySelector<HTMLButtonElement>('[data-testid="mp-run-by"]')!;
+    view.showProgram('P4', 1);
+    expect(runBy.hidden).toBe(false);
+    expect(runBy.textContent).toBe('run by: run_program #1 ↖');
+    expect(runBy.title).toBe('Select the run_program node n1 (its call 1 made this run of its backward Program) in the Graph tab');
+    runBy.click();
+    expect(select).toHaveBeenCalledWith('n1');
+    const runSelect = view.node.querySelector<HTMLSelectElement>('[data-testid="mp-run-select"]')!;
+    runSelect.value = '0';
+    runSelect.dispatchEvent(new Event('change'));
+    expect(view.run).toMatchObject({ program: 'P4', run: 0 });
+    expect(runBy.textContent).toBe('run by: run_program #0 ↖');
+    runBy.click();
+    expect(select).toHaveBeenLastCalledWith('n3');
+    view.showProgram('P3', 1);
+    runBy.click();
+    expect(select).toHaveBeenLastCalledWith('n3');
+    view.showProgram('P0');   // not run by a run_program op: no link
+    expect(runBy.hidden).toBe(true);
+    expect(runBy.dataset.node).toBeUndefined();
+  });
+
+  it('without the eager graph the Program tab shows no link', () => {
+    const view = new ProgramView(toStaticDoc(), { layout });
+    view.showProgram('P4', 1);
+    expect(view.node.querySelector<HTMLButtonElement>('[data-testid="mp-run-by"]')!.hidden).toBe(true);
   });
 });
