@@ -11,9 +11,17 @@ Output size (Paddle): (H + pad_before + pad_after - k) // stride + 1, or with `c
 up instead of down. Average pooling divides by the window's size inside the input when
 `exclusive` (the default), by kh*kw otherwise, or by `divisor` when one is given.
 
-Gradients: max pooling saves its `mask` (the argmax of each window, int32, flat h*W + w as in
-Paddle) and sends each gradient there (`max_pool2d_grad`); that op's own gradient gathers at the
-mask again, so grads of grads work. Average pooling is linear: its gradient `avg_pool2d_grad`
+Max pooling is two ops, as in Paddle. `max_pool2d` (Paddle's max_pool2d_with_index, for
+`return_mask=True`) also returns the `mask` (the argmax of each window, int32, flat h*W + w as in
+Paddle); its gradient sends each dout there (`max_pool2d_grad`), and that op's own gradient gathers
+at the mask again. `pool2d` (Paddle's pool2d) writes no mask
+-- the mask's stores cost the forward most of its time above a copy of x -- and its gradient
+`pool2d_grad(x, dout)` finds each window's max again in x, the same first maximum the mask would
+hold (ties go to the first in row-major order, as in Paddle). pool2d_grad is linear in dout; its
+own gradient gathers ddx at those maxima, so grads of grads work here too. `F.max_pool2d` and
+`nn.MaxPool2D` without return_mask run pool2d when no gradient of x is needed, and max_pool2d
+(mask dropped) while training, whose backward is faster with the mask (`max_pool2d_values_nchw`).
+Average pooling is linear: its gradient `avg_pool2d_grad`
 spreads each gradient over its window, and the gradient of that is avg_pool2d again.
 """
 from __future__ import annotations
@@ -23,9 +31,10 @@ from numbers import Integral
 
 import numpy as np
 
+from .. import thread_modes
 from ..dispatch import dispatch
 from ..errors import invalid_argument
-from ..registry import LazyKernel, MetaTensor, add_kernel, new_meta, register_op
+from ..registry import KernelKey, LazyKernel, MetaTensor, add_kernel, backend_of, new_meta, register_op
 from ..tensor import Tensor
 
 POOL_FLOATS = ("float32", "float64")
@@ -120,6 +129,20 @@ def max_pool2d_meta(x, kernel_size=(1, 1), strides=(1, 1), paddings=(0, 0, 0, 0)
     return new_meta(shape, x.dtype), new_meta(shape, MASK_DTYPE)
 
 
+def pool2d_meta(x, kernel_size=(1, 1), strides=(1, 1), paddings=(0, 0, 0, 0), ceil_mode=False) -> MetaTensor:
+    # errors name max_pool2d: the function the user called (F.max_pool2d, nn.MaxPool2D)
+    return new_meta(_fixed_meta("max_pool2d", x, kernel_size, strides, paddings, ceil_mode), x.dtype)
+
+
+def pool2d_grad_meta(x, dout, kernel_size=(1, 1), strides=(1, 1), paddings=(0, 0, 0, 0),
+                     ceil_mode=False) -> MetaTensor:
+    expected = _fixed_meta("pool2d_grad", x, kernel_size, strides, paddings, ceil_mode)
+    if any(e != d for e, d in zip(expected, dout.shape) if -1 not in (e, d)) or len(dout.shape) != 4:
+        raise invalid_argument("pool2d_grad", f"dout has shape {list(dout.shape)}, expected {list(expected)} "
+                                              f"(pool2d's output for x of shape {list(x.shape)}).")
+    return new_meta(tuple(x.shape), dout.dtype)
+
+
 def adaptive_max_pool2d_meta(x, output_size=(1, 1)):
     shape = _adaptive_meta("adaptive_max_pool2d", x, output_size)
     return new_meta(shape, x.dtype), new_meta(shape, MASK_DTYPE)
@@ -163,6 +186,22 @@ def max_pool2d_grad_backward(node, ddx):
 
 
 _FIXED = ("kernel_size", "strides", "paddings", "ceil_mode")
+
+
+def pool2d_backward(node, dout):
+    """No mask was kept: pool2d_grad finds each window's max again in x and sends dout there."""
+    return dispatch(POOL2D_GRAD, (node.x, dout), {name: getattr(node, name) for name in _FIXED})
+
+
+def pool2d_grad_backward(node, ddx):
+    """pool2d_grad is linear in dout: its gradient gathers ddx at each window's max (max_pool2d's
+    mask, made now). In x it is piecewise constant: no gradient there, as in Paddle."""
+    from .manipulation import reshape
+    from .sorting import take_along_axis
+    _, mask = dispatch(MAX_POOL2D, (node.x,), {name: getattr(node, name) for name in _FIXED})
+    n, c, h, w = ddx.shape
+    picked = take_along_axis(reshape(ddx, [n, c, h * w]), reshape(mask, [n, c, -1]), axis=2)
+    return None, reshape(picked, mask.shape)
 _AVG = _FIXED + ("exclusive", "divisor")
 
 
@@ -187,6 +226,11 @@ _FIXED_ATTRS = {"kernel_size": (tuple, (1, 1)), "strides": (tuple, (1, 1)), "pad
 _AVG_ATTRS = {**_FIXED_ATTRS, "exclusive": (bool, True), "divisor": (float, 0.0)}
 MAX_POOL2D = register_op("max_pool2d", inputs=("x",), outputs=("out", "mask"), infer_meta=max_pool2d_meta,
                          backward=max_pool2d_backward, save=("mask",), attrs=_FIXED_ATTRS)
+POOL2D = register_op("pool2d", inputs=("x",), infer_meta=pool2d_meta, backward=pool2d_backward, save=("x",),
+                     attrs=_FIXED_ATTRS)
+POOL2D_GRAD = register_op("pool2d_grad", inputs=("x", "dout"), infer_meta=pool2d_grad_meta,
+                          backward=pool2d_grad_backward, save=("x",), attrs=_FIXED_ATTRS,
+                          differentiable_inputs=(1,))
 ADAPTIVE_MAX_POOL2D = register_op("adaptive_max_pool2d", inputs=("x",), outputs=("out", "mask"),
                                   infer_meta=adaptive_max_pool2d_meta, backward=max_pool2d_backward,
                                   save=("mask",), attrs={"output_size": (tuple, (1, 1))})
@@ -214,6 +258,22 @@ add_kernel("max_pool2d_grad", "cpu", POOL_FLOATS,
 add_kernel("max_pool2d_grad", "cpu", POOL_FLOATS,
            LazyKernel("minipaddle.framework.kernels.cpu.pooling_fast:max_pool2d_grad_rows_parallel"),
            name="rows_parallel", priority=1)
+# pool2d: the same select loops without the mask (kernels/cpu/pooling_fast.py) run by default; the
+# general kernel (max_pool2d's index-array walk, mask dropped) and the threaded loops stay candidates.
+add_kernel("pool2d", "cpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.pooling_fast:pool2d_rows"), name="rows", priority=2)
+add_kernel("pool2d", "cpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.pooling_fast:pool2d_rows_parallel"),
+           name="rows_parallel", priority=1)
+add_kernel("pool2d", "cpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.pooling:pool2d_kernel"), name="numba")
+add_kernel("pool2d_grad", "cpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.pooling_fast:pool2d_grad_rows"), name="rows", priority=2)
+add_kernel("pool2d_grad", "cpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.pooling_fast:pool2d_grad_rows_parallel"),
+           name="rows_parallel", priority=1)
+add_kernel("pool2d_grad", "cpu", POOL_FLOATS,
+           LazyKernel("minipaddle.framework.kernels.cpu.pooling:pool2d_grad_kernel"), name="numba")
 add_kernel("adaptive_max_pool2d", "cpu", POOL_FLOATS,
            LazyKernel("minipaddle.framework.kernels.cpu.pooling:adaptive_max_pool2d_kernel"), name="numba")
 add_kernel("max_pool2d_grad", "cpu", POOL_FLOATS,
@@ -234,6 +294,23 @@ def max_pool2d_nchw(x: Tensor, kernel_size: tuple, strides: tuple, paddings: tup
                                        "ceil_mode": ceil_mode})
 
 
+def max_pool2d_values_nchw(x: Tensor, kernel_size: tuple, strides: tuple, paddings: tuple,
+                           ceil_mode: bool) -> Tensor:
+    """Max pooling whose caller wants no mask: pool2d when no gradient of x will be asked for
+    (inference, no_grad, an input that stops gradients), else max_pool2d with its mask dropped.
+
+    Training keeps the mask: its backward only scatters at it, which is faster than pool2d_grad
+    finding the maxima again (measured, LeNet's 64x6x28x28, 2x2: forward + backward 156 us with the
+    mask, 267 us without). pool2d also stands aside where it has no kernel (the GPU, bfloat16).
+    """
+    attrs = {"kernel_size": kernel_size, "strides": strides, "paddings": paddings, "ceil_mode": ceil_mode}
+    data = x._data
+    no_grad = x.stop_gradient or not thread_modes.grad_enabled()
+    if no_grad and KernelKey(backend_of(data), np.dtype(data.dtype)) in POOL2D.kernels:
+        return dispatch(POOL2D, (x,), attrs)
+    return dispatch(MAX_POOL2D, (x,), attrs)[0]
+
+
 def adaptive_max_pool2d_nchw(x: Tensor, output_size: tuple) -> tuple[Tensor, Tensor]:
     return dispatch(ADAPTIVE_MAX_POOL2D, (x,), {"output_size": output_size})
 
@@ -248,4 +325,5 @@ def adaptive_avg_pool2d_nchw(x: Tensor, output_size: tuple) -> Tensor:
     return dispatch(ADAPTIVE_AVG_POOL2D, (x,), {"output_size": output_size})
 
 
-__all__ = ["max_pool2d_nchw", "adaptive_max_pool2d_nchw", "avg_pool2d_nchw", "adaptive_avg_pool2d_nchw"]
+__all__ = ["max_pool2d_nchw", "max_pool2d_values_nchw", "adaptive_max_pool2d_nchw", "avg_pool2d_nchw",
+           "adaptive_avg_pool2d_nchw"]

@@ -15,7 +15,7 @@ from ...framework.errors import invalid_argument
 from ...framework.ops.common import as_tensor
 from ...framework.ops.manipulation import squeeze, transpose, unsqueeze
 from ...framework.ops.pooling import (adaptive_avg_pool2d_nchw, adaptive_max_pool2d_nchw, avg_pool2d_nchw,
-                                      max_pool2d_nchw)
+                                      max_pool2d_nchw, max_pool2d_values_nchw)
 from ...framework.ops.pooling3d import avg_pool3d_ncdhw, max_pool3d_ncdhw
 from ...framework.tensor import Tensor
 from .conv import channel_order, check_ndim, int_list, padding_spec, same_padding
@@ -66,10 +66,11 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
     x, channel_last = _prepare_2d(op, x, data_format)
     kernel, stride = _window(op, kernel_size, stride, 2)
     pads = _pool_padding(op, padding, channel_last, ceil_mode, x.shape[2:], kernel, stride)
+    if not return_mask:  # Paddle's pool2d: no mask is made, the backward finds the maxima again
+        return _finish(max_pool2d_values_nchw(x, tuple(kernel), tuple(stride), tuple(pads), bool(ceil_mode)),
+                       channel_last)
     out, mask = max_pool2d_nchw(x, tuple(kernel), tuple(stride), tuple(pads), bool(ceil_mode))
-    if return_mask:
-        return _finish(out, channel_last), _finish(mask, channel_last)
-    return _finish(out, channel_last)
+    return _finish(out, channel_last), _finish(mask, channel_last)
 
 
 def max_pool1d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False, name=None):
@@ -78,9 +79,11 @@ def max_pool1d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
     x = _prepare_1d(op, x)
     kernel, stride = _window(op, kernel_size, stride, 1)
     pads = _pool_padding(op, padding, False, ceil_mode, x.shape[3:], kernel, stride)
-    out, mask = max_pool2d_nchw(x, (1, kernel[0]), (1, stride[0]), (0, 0) + tuple(pads), bool(ceil_mode))
-    out = squeeze(out, [2])
-    return (out, squeeze(mask, [2])) if return_mask else out
+    geometry = ((1, kernel[0]), (1, stride[0]), (0, 0) + tuple(pads), bool(ceil_mode))
+    if not return_mask:
+        return squeeze(max_pool2d_values_nchw(x, *geometry), [2])
+    out, mask = max_pool2d_nchw(x, *geometry)
+    return squeeze(out, [2]), squeeze(mask, [2])
 
 
 # ---- average pooling --------------------------------------------------------------------------

@@ -100,6 +100,17 @@ def max_pool2d_kernel(x, kernel_size=(1, 1), strides=(1, 1), paddings=(0, 0, 0, 
     return _max_pool(x, out_hw, _windows(x.shape[2:], out_hw, kernel_size, strides, paddings, False))
 
 
+def pool2d_kernel(x, kernel_size=(1, 1), strides=(1, 1), paddings=(0, 0, 0, 0), ceil_mode=False):
+    """pool2d (max pooling without a mask) by the general loops: max_pool2d_kernel's out."""
+    return max_pool2d_kernel(x, kernel_size, strides, paddings, ceil_mode)[0]
+
+
+def pool2d_grad_kernel(x, dout, kernel_size=(1, 1), strides=(1, 1), paddings=(0, 0, 0, 0), ceil_mode=False):
+    """pool2d_grad by the general loops: the mask made again from x, then max_pool2d_grad_kernel."""
+    _, mask = max_pool2d_kernel(x, kernel_size, strides, paddings, ceil_mode)
+    return max_pool2d_grad_kernel(dout, mask, x.shape[2:])
+
+
 def adaptive_max_pool2d_kernel(x, output_size=(1, 1)):
     return _max_pool(x, output_size, _windows(x.shape[2:], output_size, (0, 0), (0, 0), (0, 0, 0, 0), True))
 

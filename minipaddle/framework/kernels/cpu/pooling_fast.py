@@ -17,6 +17,12 @@ stays int32 rather than a compact int8 tap number because users see it; it costs
 of its time above a copy (measured: 0.047 ms for the values alone, 0.075 ms with the mask, 0.026
 ms to copy the input). The backward zeroes dx and adds each gradient at its mask.
 
+So `pool2d` (max pooling without a mask, what F.max_pool2d runs unless return_mask=True) compiles
+the same loops with mask=None -- numba drops the `if mask is not None` stores from that version --
+and its gradient `pool2d_grad` finds each window's max again in x with the same selects: for 2x2/2
+windows it writes every element of dx once (the gradient where the max is, 0 elsewhere), with no
+zeroing pass and no scatter.
+
 Threads: planes (image, channel) are independent, so the `_parallel` drivers split them over
 numba's thread pool (`prange`); the plain drivers run one thread. framework/thread_modes.py holds
 the policy that keeps numba's threads and OpenBLAS's from fighting (`cpu_threads_for`).
@@ -45,6 +51,7 @@ def _beats(v, best):
 @njit(cache=True)
 def max_pool_2x2_plane(x, out, mask, p):
     """out/mask[p] for 2x2 windows with stride 2 and no padding: two input rows per output row.
+    mask may be None (pool2d, no mask): numba then compiles a version without the mask's stores.
 
     A tree (top pair, bottom pair, then the two winners) gives the same value and first argmax as
     the running max of the general kernel; the bottom pair wins only when strictly better.
@@ -54,7 +61,6 @@ def max_pool_2x2_plane(x, out, mask, p):
         top = x[p, 2 * y]
         bottom = x[p, 2 * y + 1]
         row_out = out[p, y]
-        row_mask = mask[p, y]
         col = np.int32(2 * y) * width  # flat index of this row pair's first element
         for k in range(row_out.shape[0]):
             a0, a1 = top[2 * k], top[2 * k + 1]
@@ -65,34 +71,42 @@ def max_pool_2x2_plane(x, out, mask, p):
             bottom_max = b1 if bottom_right else b0
             down = _beats(bottom_max, top_max)
             row_out[k] = bottom_max if down else top_max
-            row_mask[k] = (col + width + np.int32(bottom_right)) if down else (col + np.int32(top_right))
-            col += np.int32(2)
+            if mask is not None:
+                where = (col + width + np.int32(bottom_right)) if down else (col + np.int32(top_right))
+                mask[p, y, k] = where + np.int32(2 * k)
+
+
+@njit(cache=True, inline="always")
+def _window_max(x, p, h0, h1, w0, w1):
+    """(max, flat h*W + w of its first occurrence) of x[p, h0:h1, w0:w1], by selects (see _beats).
+
+    The window starts from its first element (which never beats itself, NaN or not) and reads each
+    window row left to right, so ties go to the first maximum in row-major order, as in Paddle.
+    """
+    width = x.shape[2]
+    best = x[p, h0, w0]
+    where = np.int32(h0 * width + w0)
+    for h in range(h0, h1):
+        src = x[p, h]
+        for c in range(w0, w1):
+            take = _beats(src[c], best)
+            best = src[c] if take else best
+            where = np.int32(h * width + c) if take else where
+    return best, where
 
 
 @njit(cache=True)
 def max_pool_window_plane(x, out, mask, p, h_start, h_end, w_start, w_end):
-    """out/mask[p] for any windows, given as clipped [start, end) ranges (padding, overlap, ceil_mode).
-
-    Each window starts from its first element (which never beats itself, NaN or not) and the
-    running max is updated by selects, not branches, reading each window row left to right.
-    """
-    width = x.shape[2]
+    """out/mask[p] for any windows, given as clipped [start, end) ranges (padding, overlap, ceil_mode);
+    mask may be None, as in max_pool_2x2_plane."""
     for y in range(out.shape[1]):
         row_out = out[p, y]
-        row_mask = mask[p, y]
         h0, h1 = h_start[y], h_end[y]
         for k in range(row_out.shape[0]):
-            w0, w1 = w_start[k], w_end[k]
-            best = x[p, h0, w0]
-            where = np.int32(h0 * width + w0)
-            for h in range(h0, h1):
-                src = x[p, h]
-                for c in range(w0, w1):
-                    take = _beats(src[c], best)
-                    best = src[c] if take else best
-                    where = np.int32(h * width + c) if take else where
+            best, where = _window_max(x, p, h0, h1, w_start[k], w_end[k])
             row_out[k] = best
-            row_mask[k] = where
+            if mask is not None:
+                mask[p, y, k] = where
 
 
 @njit(cache=True)
@@ -147,21 +161,94 @@ def max_pool_grad_planes_parallel(dout, mask, dx):
         max_pool_grad_plane(dout, mask, dx, p)
 
 
+# ---- pool2d_grad: the max found again in x, no mask ----------------------------------------------
+@njit(cache=True)
+def pool2d_grad_2x2_plane(x, dout, dx, p, zero):
+    """dx[p] (H, W) for 2x2 windows with stride 2: each input gets its window's gradient when it is
+    the window's (first) max, else `zero` (0 of dx's dtype) -- every element written once, no zeroing
+    pass, no scatter. The tests are selects joined by & (`and` would branch and stop vectorizing)."""
+    oh, ow = dout.shape[1], dout.shape[2]
+    for y in range(oh):
+        top, bottom = x[p, 2 * y], x[p, 2 * y + 1]
+        g = dout[p, y]
+        d_top, d_bottom = dx[p, 2 * y], dx[p, 2 * y + 1]
+        for k in range(ow):
+            a0, a1 = top[2 * k], top[2 * k + 1]
+            b0, b1 = bottom[2 * k], bottom[2 * k + 1]
+            top_right = _beats(a1, a0)
+            bottom_right = _beats(b1, b0)
+            down = _beats(b1 if bottom_right else b0, a1 if top_right else a0)
+            up = not down
+            gk = g[k]
+            d_top[2 * k] = gk if up & (not top_right) else zero
+            d_top[2 * k + 1] = gk if up & top_right else zero
+            d_bottom[2 * k] = gk if down & (not bottom_right) else zero
+            d_bottom[2 * k + 1] = gk if down & bottom_right else zero
+        for k in range(2 * ow, dx.shape[2]):  # an odd width's last column is in no window
+            d_top[k] = zero
+            d_bottom[k] = zero
+    for h in range(2 * oh, dx.shape[1]):  # nor is an odd height's last row
+        for k in range(dx.shape[2]):
+            dx[p, h, k] = zero
+
+
+@njit(cache=True)
+def pool2d_grad_window_plane(x, dout, dx, p, h_start, h_end, w_start, w_end):
+    """dx[p] (H, W) for any windows: zeroed, then each gradient added at its window's max, found
+    again in x exactly as the forward found it (`_window_max`)."""
+    flat = dx[p].reshape(-1)
+    for k in range(flat.shape[0]):
+        flat[k] = 0.0
+    for y in range(dout.shape[1]):
+        for k in range(dout.shape[2]):
+            _, where = _window_max(x, p, h_start[y], h_end[y], w_start[k], w_end[k])
+            flat[where] += dout[p, y, k]
+
+
+@njit(cache=True, inline="always")
+def _pool2d_grad_plane(x, dout, dx, p, h_start, h_end, w_start, w_end, two_by_two, zero):
+    if two_by_two:
+        pool2d_grad_2x2_plane(x, dout, dx, p, zero)
+    else:
+        pool2d_grad_window_plane(x, dout, dx, p, h_start, h_end, w_start, w_end)
+
+
+@njit(cache=True)
+def pool2d_grad_planes_serial(x, dout, dx, h_start, h_end, w_start, w_end, two_by_two, zero):
+    for p in range(x.shape[0]):
+        _pool2d_grad_plane(x, dout, dx, p, h_start, h_end, w_start, w_end, two_by_two, zero)
+
+
+@njit(cache=True, parallel=True)
+def pool2d_grad_planes_parallel(x, dout, dx, h_start, h_end, w_start, w_end, two_by_two, zero):
+    for p in prange(x.shape[0]):  # each plane's gradient stays inside the plane
+        _pool2d_grad_plane(x, dout, dx, p, h_start, h_end, w_start, w_end, two_by_two, zero)
+
+
 # ---- the kernels the registry calls (attrs as in framework/ops/pooling.py) ---------------------
-def _max_pool(x, kernel_size, strides, paddings, ceil_mode, parallel: bool):
-    n, c, h, w = x.shape
+def _geometry(x_hw, kernel_size, strides, paddings, ceil_mode):
+    """(out_hw, windows, two_by_two): the output size, the clipped windows, and whether they are
+    all whole 2x2 windows with stride 2 (with ceil_mode the last window of an odd size is partial)."""
+    h, w = x_hw
     oh, ow = pool_out_hw("max_pool2d", (h, w), kernel_size, strides, paddings, ceil_mode)
-    out = np.empty((n * c, oh, ow), x.dtype)
-    mask = np.empty((n * c, oh, ow), np.int32)
-    # whole 2x2/2 windows only: with ceil_mode the last window of an odd size is partial
     two_by_two = (tuple(kernel_size) == tuple(strides) == (2, 2) and not any(paddings)
                   and 2 * oh <= h and 2 * ow <= w)
     hs, he = pool_windows(h, oh, kernel_size[0], strides[0], paddings[0], False)
     ws, we = pool_windows(w, ow, kernel_size[1], strides[1], paddings[2], False)
+    return (oh, ow), (hs, he, ws, we), two_by_two
+
+
+def _max_pool(x, kernel_size, strides, paddings, ceil_mode, parallel: bool, with_mask: bool = True):
+    n, c, h, w = x.shape
+    (oh, ow), windows, two_by_two = _geometry((h, w), kernel_size, strides, paddings, ceil_mode)
+    out = np.empty((n * c, oh, ow), x.dtype)
+    mask = np.empty((n * c, oh, ow), np.int32) if with_mask else None
     if out.size:
         planes = np.ascontiguousarray(x).reshape(n * c, h, w)
         run = max_pool_planes_parallel if parallel else max_pool_planes_serial
-        run(planes, out, mask, hs, he, ws, we, two_by_two)
+        run(planes, out, mask, *windows, two_by_two)
+    if not with_mask:
+        return out.reshape(n, c, oh, ow)
     return out.reshape(n, c, oh, ow), mask.reshape(n, c, oh, ow)
 
 
@@ -193,3 +280,37 @@ def max_pool2d_grad_rows_parallel(dout, mask, input_size=(1, 1)):
     """max_pool2d_grad_rows with the planes split over numba's threads (one thread for small inputs)."""
     parallel = thread_modes.cpu_threads_for(dout.nbytes * 4) > 1
     return _max_pool_grad(dout, mask, input_size, parallel)
+
+
+# ---- pool2d: max pooling without a mask (framework/ops/pooling.py) -------------------------------
+def pool2d_rows(x, kernel_size=(1, 1), strides=(1, 1), paddings=(0, 0, 0, 0), ceil_mode=False):
+    """pool2d (max pooling, no mask) on one thread: max_pool2d_rows' loops without the mask's stores."""
+    return _max_pool(x, kernel_size, strides, paddings, ceil_mode, False, with_mask=False)
+
+
+def pool2d_rows_parallel(x, kernel_size=(1, 1), strides=(1, 1), paddings=(0, 0, 0, 0), ceil_mode=False):
+    """pool2d_rows with the planes split over numba's threads (one thread for small inputs)."""
+    parallel = thread_modes.cpu_threads_for(x.nbytes) > 1
+    return _max_pool(x, kernel_size, strides, paddings, ceil_mode, parallel, with_mask=False)
+
+
+def _pool2d_grad(x, dout, kernel_size, strides, paddings, ceil_mode, parallel: bool):
+    n, c, h, w = x.shape
+    (oh, ow), windows, two_by_two = _geometry((h, w), kernel_size, strides, paddings, ceil_mode)
+    dx = np.empty((n * c, h, w), dout.dtype)
+    run = pool2d_grad_planes_parallel if parallel else pool2d_grad_planes_serial
+    run(np.ascontiguousarray(x).reshape(n * c, h, w), np.ascontiguousarray(dout).reshape(n * c, oh, ow), dx,
+        *windows, two_by_two, dx.dtype.type(0))
+    return dx.reshape(n, c, h, w)
+
+
+def pool2d_grad_rows(x, dout, kernel_size=(1, 1), strides=(1, 1), paddings=(0, 0, 0, 0), ceil_mode=False):
+    """pool2d_grad on one thread: each window's max found again in x, its gradient written there."""
+    return _pool2d_grad(x, dout, kernel_size, strides, paddings, ceil_mode, False)
+
+
+def pool2d_grad_rows_parallel(x, dout, kernel_size=(1, 1), strides=(1, 1), paddings=(0, 0, 0, 0),
+                              ceil_mode=False):
+    """pool2d_grad_rows with the planes split over numba's threads (one thread for small inputs)."""
+    parallel = thread_modes.cpu_threads_for(x.nbytes) > 1
+    return _pool2d_grad(x, dout, kernel_size, strides, paddings, ceil_mode, parallel)
