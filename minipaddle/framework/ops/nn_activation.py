@@ -12,7 +12,6 @@ import math
 
 import numpy as np
 
-from ..creation import generator
 from ..dispatch import dispatch
 from ..errors import invalid_argument
 from ..kernels.cpu.elementwise import FLOAT_BINARY, FLOAT_UNARY, ElementwiseKernel
@@ -248,8 +247,9 @@ def rrelu_meta(x, lower=0.125, upper=1.0 / 3.0, training=True) -> tuple:
 def rrelu_kernel(x, lower=0.125, upper=1.0 / 3.0, training=True):
     """Slopes ~ U(lower, upper) while training, their mean (lower + upper) / 2 otherwise."""
     t = x.dtype.type
-    if training:
-        slope = generator().uniform(lower, upper, x.shape).astype(x.dtype)
+    if training:  # Philox uniforms, as the GPU's rrelu draws them for the same seed
+        from ..kernels.cpu import philox_draws
+        slope = (lower + (upper - lower) * philox_draws.uniforms_like(x.shape)).astype(x.dtype)
     else:
         slope = np.full(x.shape, t((lower + upper) / 2), x.dtype)
     noise = np.where(x >= 0, t(1), slope)

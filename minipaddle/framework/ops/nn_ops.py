@@ -3,8 +3,9 @@
 Each is one op (one OpDef, one kernel call) so a training step stays short:
 
     linear       x @ W + b with ONE BLAS call, whatever the number of leading dims of x
-    dropout      draws its keep-mask inside the kernel (from the generator `paddle.seed` sets, so
-                 a static Program draws a new mask every run) and returns it as a second output;
+    dropout      draws its keep-mask inside the kernel (Philox under a key from the generator
+                 `paddle.seed` sets: the GPU's mask for the same seed; a static Program draws a new
+                 mask every run) and returns it as a second output;
                  the backward rule multiplies by that saved mask
     embedding    rows of W picked by integer ids; its gradient scatter-adds rows (embedding_grad)
     interpolate  resizing is separable: along each spatial axis the output is a fixed (out, in)
@@ -21,7 +22,6 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..creation import generator
 from ..dispatch import dispatch
 from ..errors import invalid_argument
 from ..registry import LazyKernel, MetaTensor, add_kernel, new_meta, register_op
@@ -131,13 +131,16 @@ def dropout_meta(x, p=0.5, axis=None, mode="upscale_in_train") -> tuple:
     return new_meta(x.shape, x.dtype), new_meta(_mask_shape(x.shape, axis), x.dtype)
 
 
-def _keep(shape: tuple, p: float) -> np.ndarray:
-    """True where an element is kept: a uniform draw >= p, as Paddle's kernel does."""
-    return generator().random(shape, dtype=np.float32) >= np.float32(p)
+def _keep(shape: tuple, p: float, dtype) -> np.ndarray:
+    """True where an element is kept: a uniform draw >= p, as Paddle's kernel does. The uniforms are
+    Philox's, as on the GPU, and p is rounded as the GPU kernel rounds it: the same mask on either device."""
+    from ..kernels.cpu import philox_draws  # numba loads with the first draw, not with minipaddle
+    compare_as = np.float64 if np.dtype(dtype) == np.float64 else np.float32
+    return philox_draws.uniforms_like(shape) >= compare_as(p)
 
 
 def dropout_kernel(x, p=0.5, axis=None, mode="upscale_in_train"):
-    keep = _keep(_mask_shape(x.shape, axis), p)
+    keep = _keep(_mask_shape(x.shape, axis), p, x.dtype)
     mask = keep.astype(x.dtype)
     if mode == "upscale_in_train" and p < 1:
         mask *= x.dtype.type(1.0 / (1.0 - p))  # kept elements are scaled up so the expectation is x
@@ -169,7 +172,7 @@ def alpha_dropout_kernel(x, p=0.5):
     alpha_p = -SELU_ALPHA * SELU_SCALE
     a = ((1 - p) * (1 + p * alpha_p ** 2)) ** -0.5
     b = -a * alpha_p * p
-    keep = _keep(x.shape, p)
+    keep = _keep(x.shape, p, x.dtype)
     mask = keep.astype(x.dtype)
     mask *= x.dtype.type(a)
     fill = np.where(keep, x.dtype.type(b), x.dtype.type(a * alpha_p + b))

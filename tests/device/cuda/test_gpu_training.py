@@ -1,6 +1,6 @@
 """Training a normal nn.Layer on the GPU: `paddle.set_device("gpu")`, build, train -- the CPU's numbers.
 
-A small conv net (Conv2D, BatchNorm2D, ReLU, MaxPool2D, Flatten, Linear, CrossEntropyLoss) is built from
+A small conv net (Conv2D, BatchNorm2D, ReLU, MaxPool2D, Flatten, Dropout, Linear, CrossEntropyLoss) is built from
 one seed on each device and trained two steps; losses, parameters, batch_norm's running statistics and
 the optimizer's accumulators must agree. The GPU steps run in numba's simulator here (each GPU thread a
 Python thread), so shapes are tiny, and most cases train in float64, whose matmul is the simulator's
@@ -26,10 +26,11 @@ class SmallConvNet(nn.Layer):
         self.relu = nn.ReLU()
         self.pool = nn.MaxPool2D(2)
         self.flatten = nn.Flatten()
+        self.dropout = nn.Dropout(0.25)  # Philox on both devices: the same units dropped under one seed
         self.fc = nn.Linear(12, 4)
 
     def forward(self, x):
-        return self.fc(self.flatten(self.pool(self.relu(self.bn(self.conv(x))))))
+        return self.fc(self.dropout(self.flatten(self.pool(self.relu(self.bn(self.conv(x)))))))
 
 
 BATCHES = [(np.random.default_rng(step).standard_normal((2, 2, 4, 4)), np.array([[1], [3]]) - step)

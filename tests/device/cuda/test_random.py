@@ -87,3 +87,44 @@ def test_rrelu_draws_slopes_for_negative_inputs_only():
     np.testing.assert_allclose(out.copy_to_host(), x * noise, rtol=1e-6)
     _, noise = R.rrelu(cuda.to_device(x), lower=0.1, upper=0.3, training=False)
     np.testing.assert_allclose(noise.copy_to_host()[x < 0], 0.2)
+
+
+def _on(device: str, fn):
+    paddle.set_device(device)
+    try:
+        return fn()
+    finally:
+        paddle.set_device("cpu")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("axis", [None, [1]])
+def test_dropout_drops_the_same_units_on_the_cpu_and_the_gpu_under_one_seed(dtype, axis):
+    x = np.random.default_rng(0).standard_normal((6, 7)).astype(dtype)
+
+    def draw():
+        paddle.seed(11)
+        t = paddle.to_tensor(x)
+        t.stop_gradient = False
+        out = paddle.nn.functional.dropout(t, p=0.4, axis=axis)
+        out.sum().backward()
+        return out.numpy(), t.grad.numpy()
+    (gpu, gpu_grad), (cpu, cpu_grad) = _on("gpu", draw), _on("cpu", draw)
+    np.testing.assert_array_equal(gpu == 0, cpu == 0)
+    assert 0 < (cpu == 0).mean() < 1
+    np.testing.assert_allclose(gpu, cpu, rtol=1e-6)
+    np.testing.assert_allclose(gpu_grad, cpu_grad, rtol=1e-6)
+
+
+def test_alpha_dropout_and_rrelu_draw_the_same_numbers_on_the_cpu_and_the_gpu():
+    x = np.random.default_rng(1).standard_normal((5, 9)).astype("float32")
+
+    def draw():
+        paddle.seed(5)
+        t = paddle.to_tensor(x)
+        return (paddle.nn.functional.alpha_dropout(t, p=0.3).numpy(),
+                paddle.nn.functional.rrelu(t, training=True).numpy())
+    (gpu_alpha, gpu_rrelu), (cpu_alpha, cpu_rrelu) = _on("gpu", draw), _on("cpu", draw)
+    np.testing.assert_allclose(gpu_alpha, cpu_alpha, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gpu_rrelu, cpu_rrelu, rtol=1e-6)
+    assert not np.allclose(cpu_rrelu[x < 0] / x[x < 0], cpu_rrelu[x < 0][0] / x[x < 0][0])  # slopes vary

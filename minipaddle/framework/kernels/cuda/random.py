@@ -1,19 +1,17 @@
-"""Random numbers on the GPU: Philox4x32-10, a counter-based generator (Salmon et al., SC'11).
+"""Random numbers on the GPU: Philox4x32-10, a counter-based generator (kernels/philox.py).
 
 A counter-based generator is a pure function: `philox(counter, key)` scrambles a 128-bit counter
 with a 64-bit key through ten rounds of multiply-and-xor into four random 32-bit words. Element
 group g of a draw uses counter g, so the numbers depend only on (key, element index) -- never on
 how many blocks or threads the launch had, and no generator state lives on the GPU.
 
-Each draw takes a fresh 64-bit key from the generator `paddle.seed` sets (creation.generator()),
-so `paddle.seed(42)` makes GPU random ops reproducible exactly as it does the CPU ones (the
-numbers differ from the CPU's: numpy draws with another algorithm).
+Each draw takes a fresh 64-bit key from the generator `paddle.seed` sets (creation.generator()).
+The CPU's dropout family draws with the same functions and the same key (kernels/cpu/philox_draws.py),
+so under one seed a dropout mask is the same on either device.
 
     uniform(shape, dtype, low, high)        normal(shape, dtype, mean, std)     (Box-Muller)
     dropout, alpha_dropout, rrelu           the registry's random ops, the CPU kernels' signatures
 
-A 32-bit word becomes a float in [0, 1) through its top 24 bits (exact in float32); float64
-uniforms take 53 bits from two words.
 """
 from __future__ import annotations
 
@@ -22,61 +20,18 @@ import math
 import numpy as np
 from numba import cuda
 
-from ...creation import generator
+from ..cpu import philox_draws
 from .elementwise import multiply
 from .launch import THREADS, blocks_for, device_function, launch, specialize
 
-# Philox4x32 constants (Random123): the round multipliers and the Weyl key increments
-PHILOX_M0 = np.uint64(0xD2511F53)
-PHILOX_M1 = np.uint64(0xCD9E8D57)
-PHILOX_W0 = np.uint64(0x9E3779B9)
-PHILOX_W1 = np.uint64(0xBB67AE85)
-LOW32 = np.uint64(0xFFFFFFFF)
-SHIFT32 = np.uint64(32)
-SHIFT8 = np.uint64(8)
-SHIFT5 = np.uint64(5)
-SHIFT6 = np.uint64(6)
-TWO_POW_M24 = 1.0 / (1 << 24)
-TWO_POW_M53 = 1.0 / (1 << 53)
-TWO_POW_26 = float(1 << 26)
-TWO_PI = 2.0 * math.pi
+from .. import philox
+from ..philox import LOW32, SHIFT32
 
-
-@cuda.jit(device=True)
-def philox4x32(c0, c1, c2, c3, k0, k1):
-    """Ten Philox rounds on the counter (c0..c3) under the key (k0, k1): four random 32-bit words.
-
-    Words travel as uint64 holding 32-bit values (numba widens integer arithmetic anyway);
-    a 32x32 -> 64-bit product gives each round its high and low halves."""
-    for _ in range(10):
-        p0 = PHILOX_M0 * c0
-        p1 = PHILOX_M1 * c2
-        hi0, lo0 = p0 >> SHIFT32, p0 & LOW32
-        hi1, lo1 = p1 >> SHIFT32, p1 & LOW32
-        c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
-        k0 = (k0 + PHILOX_W0) & LOW32
-        k1 = (k1 + PHILOX_W1) & LOW32
-    return c0, c1, c2, c3
-
-
-@cuda.jit(device=True)
-def unit24(word):
-    """A float in [0, 1) from the top 24 bits of a 32-bit word."""
-    return (word >> SHIFT8) * TWO_POW_M24
-
-
-@cuda.jit(device=True)
-def unit53(word_a, word_b):
-    """A float64 in [0, 1) from 27 + 26 bits of two words."""
-    return ((word_a >> SHIFT5) * TWO_POW_26 + (word_b >> SHIFT6)) * TWO_POW_M53
-
-
-@cuda.jit(device=True)
-def box_muller(u1, u2):
-    """Two independent standard normals from two uniforms in [0, 1) (1 - u1 is never 0)."""
-    radius = math.sqrt(-2.0 * math.log(1.0 - u1))
-    angle = TWO_PI * u2
-    return radius * math.cos(angle), radius * math.sin(angle)
+# the generator's functions, compiled as device functions (kernels/philox.py: one definition, every device)
+philox4x32 = cuda.jit(device=True)(philox.philox4x32)
+unit24 = cuda.jit(device=True)(philox.unit24)
+unit53 = cuda.jit(device=True)(philox.unit53)
+box_muller = cuda.jit(device=True)(philox.box_muller)
 
 
 # ---- fill kernels: thread t handles group t (4 elements, or 2 in float64), grid-stride -----------
@@ -173,10 +128,7 @@ def _kernel(element):
     return kernel
 
 
-def new_key() -> tuple:
-    """A fresh Philox key (two 32-bit words) from paddle.seed's generator."""
-    key = int(generator().integers(0, 1 << 63))
-    return np.uint64(key & 0xFFFFFFFF), np.uint64(key >> 32)
+new_key = philox_draws.new_key
 
 
 def _draw(element, x, s0=0.0, s1=0.0, s2=0.0, s3=0.0, key=None, blocks=None):
