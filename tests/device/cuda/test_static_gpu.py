@@ -6,6 +6,7 @@ Runs under numba's CUDA simulator here (each GPU thread a Python thread), so sha
 """
 from __future__ import annotations
 
+import jsonschema
 import numpy as np
 import pytest
 
@@ -15,6 +16,7 @@ from minipaddle import static
 from minipaddle.framework import gpu
 from minipaddle.framework.errors import Unimplemented
 from minipaddle.framework.static.passes import buffer_reuse, fuse_elementwise, fused_source
+from minipaddle.visualizer import load_schema
 
 
 def _build(body, seed: int = 5):
@@ -57,9 +59,18 @@ def _train(place, main, startup, loss, dtype="float64"):
     return losses, values, dict(scope._vars)
 
 
-@pytest.mark.parametrize("make_optimizer", [lambda: paddle.optimizer.SGD(learning_rate=0.1),
-                                            lambda: paddle.optimizer.Adam(learning_rate=0.05)],
-                         ids=["sgd", "adam"])
+OPTIMIZERS = {
+    "sgd": lambda: paddle.optimizer.SGD(learning_rate=0.1),
+    "adam": lambda: paddle.optimizer.Adam(learning_rate=0.05),
+    "momentum_global_norm_clip_l2": lambda: paddle.optimizer.Momentum(
+        learning_rate=0.1, momentum=0.9, grad_clip=paddle.nn.ClipGradByGlobalNorm(0.5),
+        weight_decay=paddle.regularizer.L2Decay(0.01)),
+    "adamw_norm_clip": lambda: paddle.optimizer.AdamW(learning_rate=0.05, weight_decay=0.1,
+                                                      grad_clip=paddle.nn.ClipGradByNorm(0.3)),
+}
+
+
+@pytest.mark.parametrize("make_optimizer", OPTIMIZERS.values(), ids=OPTIMIZERS.keys())
 def test_training_on_the_gpu_equals_the_cpu(make_optimizer):
     main, startup, loss = _mlp(make_optimizer)
     cpu_losses, cpu_values, cpu_raw = _train(paddle.CPUPlace(), main, startup, loss)
@@ -70,8 +81,9 @@ def test_training_on_the_gpu_equals_the_cpu(make_optimizer):
     for name, value in cpu_values.items():   # parameters, moments, beta powers, the learning rate
         np.testing.assert_allclose(gpu_values[name], value, rtol=1e-9, atol=1e-12, err_msg=name)
     assert gpu.is_device_array(gpu_raw["fc_0.w_0"]) and type(cpu_raw["fc_0.w_0"]) is np.ndarray
-    moments = [n for n in gpu_raw if n.endswith("moment1_0")]
-    assert all(gpu.is_device_array(gpu_raw[n]) for n in moments)
+    accumulators = [n for n in gpu_raw if n.endswith(("moment1_0", "moment2_0", "velocity_0"))]
+    assert len(accumulators) == {"SGD": 0, "Momentum": 4}.get(type(make_optimizer()).__name__, 8)
+    assert all(gpu.is_device_array(gpu_raw[n]) for n in accumulators)
     assert all(type(gpu_raw[n]) is np.ndarray for n in gpu_raw if "pow_acc" in n)  # read by the host each step
 
 
@@ -233,3 +245,22 @@ def test_a_fused_training_program_with_buffer_reuse_trains_as_on_the_cpu():
     (pool,) = exe._pools.values()
     assert isinstance(pool, BufferPool) and pool.backend == "gpu" and pool.steps
     assert pool.allocated > 0 and pool.reused > 0   # the second step writes into the first step's buffers
+
+
+def test_the_debugger_records_a_gpu_run_and_shows_both_kernel_sources():
+    main, startup, loss = _mlp(lambda: paddle.optimizer.SGD(learning_rate=0.1),
+                               activation=lambda h: F.relu(h * 2.0 + 0.5) - h)
+    fused, _ = fuse_elementwise(main, fetch_list=[loss])
+    exe = static.Executor(paddle.CUDAPlace(0))
+    with static.scope_guard(static.Scope()), paddle.debug.record() as rec:
+        exe.run(startup)
+        (value,) = exe.run(fused, feed={"x": BATCHES[0][0], "y": BATCHES[0][1]}, fetch_list=[loss])
+    doc = rec.trace.to_dict()
+    jsonschema.Draft202012Validator(load_schema()).validate(doc)
+    run = doc["program_runs"][-1]
+    np.testing.assert_allclose(run["fetch"][loss.name]["values"], [float(value)], rtol=1e-12)
+    step = next(s for s in run["steps"] if s["type"] == "fused_elementwise")
+    assert all(out["values"] is not None for out in step["outputs"].values())   # read back from the device
+    program = next(p for p in doc["programs"] if p["id"] == run["program"])
+    op = next(op for op in program["blocks"][0]["ops"] if op["type"] == "fused_elementwise")
+    assert "@njit" in op["attrs"]["source"] and "@cuda.jit" in op["attrs"]["cuda_source"]
