@@ -70,9 +70,9 @@ OPTIMIZERS = {
 }
 
 
-@pytest.mark.parametrize("name", OPTIMIZERS)
-def test_training_on_the_gpu_equals_the_cpu(name):
-    main, startup, loss = _mlp(OPTIMIZERS[name])
+@pytest.mark.parametrize("case", OPTIMIZERS)
+def test_training_on_the_gpu_equals_the_cpu(case):
+    main, startup, loss = _mlp(OPTIMIZERS[case])
     cpu_losses, cpu_values, cpu_raw = _train(paddle.CPUPlace(), main, startup, loss)
     gpu_losses, gpu_values, gpu_raw = _train(paddle.CUDAPlace(0), main, startup, loss)
     assert type(gpu_losses[0]) is np.ndarray and gpu_losses[1] < gpu_losses[0]
@@ -82,7 +82,7 @@ def test_training_on_the_gpu_equals_the_cpu(name):
         np.testing.assert_allclose(gpu_values[name], value, rtol=1e-9, atol=1e-12, err_msg=name)
     assert gpu.is_device_array(gpu_raw["fc_0.w_0"]) and type(cpu_raw["fc_0.w_0"]) is np.ndarray
     accumulators = [n for n in gpu_raw if n.endswith(("moment1_0", "moment2_0", "velocity_0"))]
-    assert len(accumulators) == {"sgd": 0, "momentum_global_norm_clip_l2": 4}.get(name, 8)  # 4 parameters
+    assert len(accumulators) == {"sgd": 0, "momentum_global_norm_clip_l2": 4}.get(case, 8)  # 4 parameters
     assert all(gpu.is_device_array(gpu_raw[n]) for n in accumulators)
     assert all(type(gpu_raw[n]) is np.ndarray for n in gpu_raw if "pow_acc" in n)  # read by the host each step
 
