@@ -5,6 +5,9 @@ They fill parameters in the startup program and constants in the main program. T
 inputs (so no kernel key to pick a registry kernel by); the Executor runs them through the
 `STATIC_OPS` table (static_ops.py), as it runs control flow. `initializer_op` turns an `nn.initializer` object
 into one of these ops, as Paddle's initializers append ops to the startup program.
+
+They always draw on the host; a GPU Executor copies what they made to the device (executor.py's
+`_to_device_after`), so a seed gives the same parameters on either device.
 """
 from __future__ import annotations
 
