@@ -1,6 +1,7 @@
-"""im2col and col2im on small feature maps (kernels/cpu/im2col.py): output rows shorter than
+"""im2col.py's shape-dependent paths. im2col and col2im on small feature maps: output rows shorter than
 GATHER_MAX_WIDTH take one gather (scatter) per row of cols through a padded channels-first copy of x.
-Both must give exactly what the row loops give, on every geometry, NaN included."""
+Both must give exactly what the row loops give, on every geometry, NaN included. The weight grad's
+product either way round (TALL_MIN_COLUMNS) gives the same dw."""
 from __future__ import annotations
 
 import itertools
@@ -63,3 +64,18 @@ def test_small_maps_take_the_gather_and_wide_ones_the_row_loops(monkeypatch):
         x = rng.standard_normal((2, 3, size, size))
         conv_general.conv2d_im2col(x, weight, (1, 1), (1, 1, 1, 1), (1, 1), 1)
     assert calls == [(2, 3, 4, 4)]
+
+
+def test_weight_grad_is_the_same_product_either_way_round(monkeypatch):
+    # TALL_MIN_COLUMNS picks cols @ dout^T (then a transposed copy) or dout @ cols^T: same dw
+    rng = np.random.default_rng(3)
+    for x, (kh, kw), geometry, (oh, ow) in itertools.islice(_geometries(), 0, None, 7):
+        for groups in (1, 3):
+            dout = _layout(rng.standard_normal((x.shape[0], 6, oh, ow)), "t")
+            results = []
+            for threshold in (0, 10**9):
+                monkeypatch.setattr(conv_general, "TALL_MIN_COLUMNS", threshold)
+                dw = conv_general.conv2d_grad_filter_im2col(x, dout, *geometry, groups, (kh, kw))
+                assert dw.shape == (6, 3 // groups, kh, kw) and dw.flags.c_contiguous
+                results.append(dw)
+            np.testing.assert_allclose(results[0], results[1], rtol=1e-12, atol=1e-12)
