@@ -12,6 +12,8 @@ A converted model that trains runs its forward and backward Programs -- optimize
 passes (fusion, CSE, dead code, buffer reuse) -- through the Executor as one `run_program` op.
 Targets: gelu >= 1.3x eager, mlp >= 1.05x, branch >= 1.0x, lenet >= 1.0x; and a tiny converted call
 (Linear(4, 4) + ReLU, forward with grad) at most 1.5x the eager call.
+And the GELU MLP's forward under no_grad (eval): a converted call that needs no gradient runs the
+optimized forward Program too (fused GELU).
 Also, in a new process (after eager steps, so kernel compilation is not counted): the time of
 `to_static` itself, and the first converted call minus the second (AST conversion + Program build).
 Steady state: the variants share one worker process and take turns in short windows (a burst of load
@@ -153,12 +155,38 @@ def tiny_call_us(rounds: int = 7, calls: int = 2000) -> dict:
     return {k: statistics.median(v) for k, v in times.items()}
 
 
+def no_grad_forward_ms(rounds: int = 7, calls: int = 50) -> dict:
+    """CPU ms per GELU MLP forward under no_grad, eager and converted (medians of rounds taking turns)."""
+    paddle = _paddle()
+    models = {}
+    for label in ("eager", "static"):
+        paddle.seed(0)
+        model = _models(paddle)["gelu"]()
+        models[label] = paddle.jit.to_static(model) if label == "static" else model
+    x = _batches(paddle, "gelu")[0][0]
+    times: dict = {}
+    with paddle.no_grad():
+        for model in models.values():
+            for _ in range(5):
+                model(x)
+        for _ in range(rounds):
+            for label, model in models.items():
+                start = time.process_time()
+                for _ in range(calls):
+                    model(x)
+                times.setdefault(label, []).append((time.process_time() - start) / calls * 1e3)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
 def worker(name: str, mode: str) -> None:
     if mode == "interleaved":
         print(json.dumps(interleaved(int(name))))
         return
     if mode == "tiny":
         print(json.dumps(tiny_call_us()))
+        return
+    if mode == "no_grad":
+        print(json.dumps(no_grad_forward_ms()))
         return
     kind, converted = BUILDERS[name]
     if mode == "first":
@@ -237,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         speeds = harness.run_worker(__file__, str(args.rounds), "interleaved", {})["steps_per_s"]
         how = f"best of {args.rounds * 3} interleaved 0.25 s windows in one process"
     tiny = harness.run_worker(__file__, "tiny", "tiny", {})
+    no_grad = harness.run_worker(__file__, "no_grad", "no_grad", {})
     print(f"\nto_static: training steps/s, {how}; {harness.machine()}")
     print(f"{'variant':16}{'steps/s':>10}{'first call ms':>15}{'later calls ms':>16}{'to_static ms':>14}")
     for n in names:
@@ -258,9 +287,11 @@ def main(argv: list[str] | None = None) -> int:
         verdict = "" if grad == "no_grad" else (" ok" if ratio <= 1.5 else " MISSED (target <= 1.5x)")
         print(f"tiny call ({grad}): eager {tiny[f'eager_{grad}']:.1f} us, converted {tiny[f'static_{grad}']:.1f} us, "
               f"{ratio:.2f}x{verdict}")
+    print(f"gelu forward under no_grad: eager {no_grad['eager']:.2f} ms, converted {no_grad['static']:.2f} ms "
+          f"(CPU time), {no_grad['eager'] / no_grad['static']:.2f}x")
     if args.json:
-        Path(args.json).write_text(json.dumps({"machine": harness.machine(), "steps_per_s": speeds,
-                                               "first": first, "tiny_call_us": tiny}, indent=2))
+        Path(args.json).write_text(json.dumps({"machine": harness.machine(), "steps_per_s": speeds, "first": first,
+                                               "tiny_call_us": tiny, "no_grad_forward_ms": no_grad}, indent=2))
     return 0
 
 
