@@ -102,9 +102,9 @@ class ForwardProgram:
 
 def forward_for(concrete, inputs: list, strategy: BuildStrategy | None, label: str) -> ForwardProgram | None:
     """The optimized forward of a ConcreteProgram for a call that needs no gradient (built once, cached on
-    `concrete`); None where one is needed, where the strategy asks for op by op, or on the GPU."""
-    if strategy is not None and strategy.to_static_op_by_op:
-        return None
+    `concrete`); None where a gradient is needed, where the strategy asks for op by op, or on the GPU."""
+    if (strategy is not None and strategy.to_static_op_by_op) or modes.static_builder is not None:
+        return None  # (called while another Program is built: run_program copies the ops into it)
     tensors = inputs + concrete._bound
     if modes.grad_enabled and any(not t.stop_gradient for t in tensors):
         return None

@@ -20,7 +20,7 @@ training mode, then runs it:
     the Layer's Parameters and the inputs, and an optimizer trains as it would eagerly. Where the
     backward cannot be built (or `BuildStrategy(to_static_op_by_op=True)` asks for it) the Program
     runs op by op through eager dispatch instead (run_program.py), with a warning saying why;
-  - under `paddle.no_grad()` (or when nothing needs a gradient), through the Executor alone.
+  - under `paddle.no_grad()` (or when nothing needs a gradient), its forward optimized by the same passes.
 """
 from __future__ import annotations
 
@@ -371,21 +371,18 @@ class StaticFunction:
     # ---- running ---------------------------------------------------------------------------
     def _run(self, concrete: ConcreteProgram, leaves: list):
         inputs = [v for v in leaves if isinstance(v, Tensor)]
+        feed_names, fetch_names, params = concrete._run_args
+        strategy, label = self._build_strategy, self.__qualname__
         try:
-            partial = partial_for(concrete, inputs, self._build_strategy, self.__qualname__) \
-                if modes.grad_enabled else None
-            if partial is not None:  # training: forward and backward Programs as one run_program op
+            partial = partial_for(concrete, inputs, strategy, label) if modes.grad_enabled else None
+            forward = forward_for(concrete, inputs, strategy, label) if partial is None else None
+            if partial is not None:    # training: forward and backward Programs as one run_program op
                 outs = run_partial_program(partial, inputs + concrete._bound)
-            else:
-                feed_names, fetch_names, params = concrete._run_args
-                forward = forward_for(concrete, inputs, self._build_strategy, self.__qualname__) \
-                    if modes.static_builder is None else None
-                if forward is not None:  # no gradient wanted: the optimized forward Program
-                    outs = run_forward_program(forward, feed_names, inputs, params, checked=concrete._checked)
-                else:                    # op by op through dispatch (or inlined into a Program being built)
-                    outs = run_program(concrete.main_program, feed_names, inputs, fetch_names, params,
-                                       checked=concrete._checked)
-                # the signature's key (shapes and dtypes as called, with no input_spec) vouches from now on
+            elif forward is not None:  # no gradient wanted: the optimized forward Program
+                outs = run_forward_program(forward, feed_names, inputs, params, checked=concrete._checked)
+            else:                      # op by op through dispatch (or inlined into a Program being built)
+                outs = run_program(concrete.main_program, feed_names, inputs, fetch_names, params, concrete._checked)
+            if partial is None:  # the signature's key (shapes and dtypes as called, no input_spec) vouches from now on
                 concrete._checked = self._input_spec is None
         except Exception as e:
             raise jst_error.remap(e) from None
@@ -463,9 +460,7 @@ class ProgramTranslator:
 
     @classmethod
     def get_instance(cls) -> "ProgramTranslator":
-        if cls._instance is None:
-            cls._instance = cls()
-        return cls._instance
+        return cls()  # __new__ keeps the one instance
 
     def __new__(cls):
         if cls._instance is None:
