@@ -28,6 +28,7 @@ import warnings
 
 from ..framework.dtype import DIFFERENTIABLE_KINDS
 from ..framework.errors import MinipaddleError
+from ..framework.place import CPUPlace
 from ..framework.registry import DEVICE_ARRAY_TYPES
 from ..framework.static import builder
 from ..framework.static.backward import gradients
@@ -70,7 +71,8 @@ class PartialProgram:
         self.output_stop_gradient = output_stop_gradient
         self.forward_name = f"run_program {self.program_id} forward: {label}"
         self.backward_name = f"run_program {self.program_id} backward: {label}"
-        self.forward_executor, self.backward_executor = Executor(), Executor()
+        # CPU Executors whatever set_device says: GPU inputs run op by op (partial_for)
+        self.forward_executor, self.backward_executor = Executor(CPUPlace()), Executor(CPUPlace())
         # what the forward run must not drop: the outputs and every value the backward reads
         self.forward_keep = list(dict.fromkeys(fetch_names + saved_names))
         self.grad_fetch = [n for n in grad_names if n]
@@ -93,7 +95,7 @@ class ForwardProgram:
         self.program, self.input_names, self.fetch_names = program, input_names, fetch_names
         self.state_names = _written_persistables(program)
         self.name = f"to_static {self.program_id} forward (no grad): {label}"
-        self.executor = Executor()
+        self.executor = Executor(CPUPlace())   # GPU inputs run op by op (forward_for)
         self.plan = RunPlan(program, list(dict.fromkeys(fetch_names + self.state_names)), self.executor)
 
     def __repr__(self) -> str:
