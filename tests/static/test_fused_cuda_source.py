@@ -46,7 +46,8 @@ def test_the_op_carries_both_sources_from_one_description():
     assert "np.float32(prim_add(t1, x2[i % n2]))" in cuda_source
     assert "@cuda.jit(device=True)\ndef prim_gelu(x):" in cuda_source            # the primitive itself, on the GPU
     assert "math.erf" in cuda_source and "erf_f32" not in cuda_source          # the CPU's vectorizable erf stays there
-    assert "SQRT_HALF = 0.7071067811865476" in cuda_source
+    assert "SQRT_HALF = np.float32(0.7071067811865476)" in cuda_source      # float32 math stays float32 on the GPU
+    assert "return np.float32(0.5) * x * (np.float32(1.0) + math.erf(x * SQRT_HALF))" in cuda_source
     compile(cuda_source, "<fused cuda>", "exec")
 
 
@@ -57,6 +58,8 @@ def test_the_same_steps_give_the_same_cuda_kernel_name_and_another_dtype_another
     name64, source64 = generate_cuda_source(steps, kinds, outs, "float64")
     assert source32 == op.attrs["cuda_source"] and f"def {name32}(" in source32 and name32.endswith("_cuda")
     assert name64 != name32 and "np.float64(prim_gelu(t0))" in source64
+    assert "return 0.5 * x * (1.0 + math.erf(x * SQRT_HALF))" in source64
+    assert "SQRT_HALF = 0.7071067811865476" in source64
 
 
 def test_the_debugger_gets_both_sources():

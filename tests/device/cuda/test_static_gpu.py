@@ -264,3 +264,48 @@ def test_the_debugger_records_a_gpu_run_and_shows_both_kernel_sources():
     program = next(p for p in doc["programs"] if p["id"] == run["program"])
     op = next(op for op in program["blocks"][0]["ops"] if op["type"] == "fused_elementwise")
     assert "@njit" in op["attrs"]["source"] and "@cuda.jit" in op["attrs"]["cuda_source"]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_every_primitive_in_the_generated_cuda_kernel_equals_its_gpu_op_kernel(dtype):
+    from minipaddle.framework.kernels.cpu import fused as cpu_fused
+    from minipaddle.framework.kernels.cuda import fused as cuda_fused
+    rules = cpu_fused.RULES
+    unary = [t for t, (fn, names) in rules.items() if t not in cpu_fused.BINARY_OPS and not names]
+    with_attrs = [("leaky_relu", {"negative_slope": 0.2}), ("elu", {"alpha": 0.7}),
+                  ("softplus", {"beta": 2.0, "threshold": 3.0}), ("hardsigmoid", {"slope": 0.3, "offset": 0.4}),
+                  ("hardtanh", {"min": 0.5, "max": 1.2}), ("clip", {"min": None, "max": 1.1}),
+                  ("gelu", {"approximate": True}), ("scale", {"scale": 2.0, "bias": 0.5, "bias_after_scale": False})]
+    calls = [(t, {}, ["x0"]) for t in unary] + [(t, a, ["x0"]) for t, a in with_attrs]
+    calls += [(t, {}, ["x0", "x1"]) for t in sorted(cpu_fused.BINARY_OPS)] + [("elementwise_pow", {}, ["x0", "=2.0"])]
+    steps = [{"type": t, "attrs": a, "args": args, "out": f"t{i}"} for i, (t, a, args) in enumerate(calls)]
+    outputs = [s["out"] for s in steps]
+    rng = np.random.default_rng(1)
+    x, y = rng.uniform(0.1, 2.0, 64).astype(dtype), rng.uniform(0.5, 1.5, 64).astype(dtype)
+    _, source = cpu_fused.generate_cuda_source(steps, ["a", "a"], outputs, dtype)
+    got = cuda_fused.fused_elementwise_kernel(gpu.to_device(x), gpu.to_device(y), cuda_source=source,
+                                              input_kinds=["a", "a"], steps=steps, outputs=outputs, dtype=dtype)
+    assert source in cuda_fused._BY_SOURCE
+    want = cpu_fused.run_unfused([gpu.to_device(x), gpu.to_device(y)], steps, outputs, np.dtype(dtype), backend="gpu",
+                                 constant=lambda v, dt: gpu.to_device(np.array([v], dt)))
+    tol = 1e-6 if dtype == "float32" else 1e-12
+    for step, g, w in zip(steps, got, want):
+        assert g.dtype == np.dtype(dtype)
+        np.testing.assert_allclose(gpu.to_host(g), gpu.to_host(w), rtol=tol, atol=tol, err_msg=step["type"])
+
+
+def test_inputs_that_do_not_fit_the_kernel_run_the_unfused_gpu_ops():
+    def body():
+        a = static.data("a", [None, 8], "float32")
+        b = static.data("b", [None, 8], "float32")
+        return paddle.square(a) * F.relu(b) + 1.5
+    main, _, out = _build(body)
+    fused, _ = fuse_elementwise(main, fetch_list=[out])
+    exe = static.Executor(paddle.CUDAPlace(0))
+    for shape_a in [(5, 8), (1, 8)]:                       # (1, 8) broadcasts against b's (5, 8) at run time
+        feed = {"a": np.random.default_rng(2).standard_normal(shape_a).astype(np.float32),
+                "b": np.random.default_rng(3).standard_normal((5, 8)).astype(np.float32)}
+        (want,) = static.Executor(paddle.CPUPlace()).run(main, feed=feed, fetch_list=[out])
+        (got,) = exe.run(fused, feed=feed, fetch_list=[out])
+        assert got.shape == want.shape == (5, 8)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
