@@ -282,10 +282,11 @@ def test_every_primitive_in_the_generated_cuda_kernel_equals_its_gpu_op_kernel(d
     outputs = [s["out"] for s in steps]
     rng = np.random.default_rng(1)
     x, y = rng.uniform(0.1, 2.0, 64).astype(dtype), rng.uniform(0.5, 1.5, 64).astype(dtype)
-    _, source = cpu_fused.generate_cuda_source(steps, ["a", "a"], outputs, dtype)
+    name, source = cpu_fused.generate_cuda_source(steps, ["a", "a"], outputs, dtype)
     got = cuda_fused.fused_elementwise_kernel(gpu.to_device(x), gpu.to_device(y), cuda_source=source,
                                               input_kinds=["a", "a"], steps=steps, outputs=outputs, dtype=dtype)
     assert source in cuda_fused._BY_SOURCE
+    assert (cpu_fused.cache_dir() / f"{name}.py").read_text() == source   # a file: numba caches its machine code
     want = cpu_fused.run_unfused([gpu.to_device(x), gpu.to_device(y)], steps, outputs, np.dtype(dtype), backend="gpu",
                                  constant=lambda v, dt: gpu.to_device(np.array([v], dt)))
     tol = 1e-6 if dtype == "float32" else 1e-12
