@@ -168,3 +168,25 @@ def test_a_wrongly_typed_input_under_an_input_spec_raises_before_running():
         conv(paddle.ones([2, 8]))
         with pytest.raises(InvalidArgument, match="input 'x' has dtype float64, expected float32"):
             conv(paddle.ones([2, 8], "float64"))
+
+
+def test_dropout_under_no_grad_draws_the_masks_eager_draws():
+    class Drop(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc, self.drop = nn.Linear(8, 8), nn.Dropout(0.5)
+
+        def forward(self, x):
+            return self.drop(paddle.tanh(self.fc(x))) * 2.0
+
+    outs = []
+    for convert in (False, True):
+        paddle.seed(1)
+        net = paddle.jit.to_static(Drop()) if convert else Drop()
+        with paddle.no_grad():
+            net(paddle.ones([4, 8]))   # (converted: built and run once before the seed)
+            paddle.seed(5)
+            outs.append([net(paddle.ones([4, 8])).numpy() for _ in range(3)])
+    for got, want in zip(outs[1], outs[0]):
+        np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
+    assert (outs[0][0] == 0).any() and not np.array_equal(outs[0][0], outs[0][1])   # masks were drawn
