@@ -296,3 +296,22 @@ def dtype_predicates(paddle):
                "float32": paddle.to_tensor([1.0]), "int64": paddle.to_tensor([1]), "bool": paddle.to_tensor([True])}
     return {name: [paddle.is_floating_point(t), paddle.is_complex(t), t.is_floating_point(), t.is_complex(),
                    t.is_integer(), paddle.tensor.attribute.is_integer(t)] for name, t in tensors.items()}
+
+
+@case
+def layer_parameters_follow_the_default_dtype(paddle):
+    """Parameters a layer creates without a dtype take paddle.get_default_dtype(), even when the
+    Layer itself was made with dtype='float32'."""
+    class Own(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__(dtype="float32")
+            self.w = self.create_parameter([3])
+    paddle.set_default_dtype("float64")
+    try:
+        layers = {"Conv2D": paddle.nn.Conv2D(1, 2, 3), "Conv2DTranspose": paddle.nn.Conv2DTranspose(1, 2, 3),
+                  "Linear": paddle.nn.Linear(2, 3), "BatchNorm2D": paddle.nn.BatchNorm2D(3),
+                  "LayerNorm": paddle.nn.LayerNorm(3), "Embedding": paddle.nn.Embedding(3, 2),
+                  "LSTM": paddle.nn.LSTM(2, 3), "own Layer(dtype='float32')": Own()}
+        return {name: sorted({str(p.dtype) for p in layer.parameters()}) for name, layer in layers.items()}
+    finally:
+        paddle.set_default_dtype("float32")

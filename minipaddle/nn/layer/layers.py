@@ -17,7 +17,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from ...framework import gpu
-from ...framework.dtype import convert_dtype, to_paddle_dtype
+from ...framework.dtype import convert_dtype, get_default_dtype, to_paddle_dtype
 from ...framework.errors import invalid_argument, invalid_type, precondition_not_met
 from ...framework.ops.elementwise import cast
 from ...framework.parameter import Parameter, ParamAttr, create_parameter, unique_name
@@ -248,13 +248,14 @@ class Layer:
 
     def create_parameter(self, shape, attr=None, dtype=None, is_bias: bool = False,
                          default_initializer=None) -> Parameter | None:
-        """A new Parameter named after this layer (`linear_0.w_0`); None when attr is False."""
+        """A new Parameter named after this layer (`linear_0.w_0`); None when attr is False. Without a
+        dtype it takes paddle.get_default_dtype(), as Paddle's does (not the Layer's own dtype)."""
         attr = ParamAttr._to_attr(attr)
         if attr is None:
             return None
         kind = "b" if is_bias else "w"
         name = attr.name or unique_name(f"{self._full_name}.{kind}")
-        return create_parameter(shape, dtype if dtype is not None else self._dtype, name=name, attr=attr,
+        return create_parameter(shape, dtype if dtype is not None else get_default_dtype(), name=name, attr=attr,
                                 is_bias=is_bias, default_initializer=default_initializer)
 
     # ---- walking the tree ------------------------------------------------------------
