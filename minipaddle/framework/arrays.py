@@ -18,6 +18,11 @@ def full(shape: tuple, value, dtype: np.dtype, like) -> object:
     return gpu.to_device(array) if type(like) in DEVICE_ARRAY_TYPES else array
 
 
+def zeros_like(array) -> object:
+    """Zeros of `array`'s shape and dtype, on its backend."""
+    return full(tuple(array.shape), 0, np.dtype(array.dtype), array)
+
+
 def add(a, b):
     """a + b as a new array (same shape and dtype, one backend)."""
     if type(a) in DEVICE_ARRAY_TYPES:

@@ -115,7 +115,7 @@ def to_device(array: np.ndarray):
     if array.dtype.kind in "OUSV" and array.dtype.names is None:
         raise invalid_argument("to_device", f"a {array.dtype} array cannot live on the GPU.",
                                hint="the GPU holds bool, integer, float16/32/64 and complex tensors.")
-    return cuda().to_device(np.ascontiguousarray(array))
+    return cuda().to_device(np.ascontiguousarray(array).reshape(array.shape))  # 0-D stays 0-D
 
 
 def to_host(array) -> np.ndarray:

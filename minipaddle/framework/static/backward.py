@@ -14,8 +14,8 @@ with grad sub-blocks (control_flow_grad.py).
 """
 from __future__ import annotations
 
-import numpy as np
 
+from .. import arrays
 from ..autograd.context import BackwardContext
 from ..errors import invalid_argument, unimplemented
 from ..registry import get_op
@@ -354,11 +354,11 @@ def run_backward_rule(executor, op: Operator, env: dict) -> None:
     from ..tensor import Tensor
     xs = [Tensor._wrap(env[n]) for n in op.inputs["X"]]
     outs = [Tensor._wrap(env[n]) for n in op.inputs["Out"]]
-    douts = [Tensor._wrap(env[n] if n else np.zeros(o._data.shape, o._data.dtype))
+    douts = [Tensor._wrap(env[n] if n else arrays.zeros_like(o._data))
              for n, o in zip(op.inputs["OutGrad"], outs)]
     for name, x, g in zip(op.outputs["XGrad"], xs, _apply_rule(op, op.outputs["XGrad"], xs, outs, douts)):
         if name:
-            env[name] = np.zeros(x._data.shape, x._data.dtype) if g is None else g._data
+            env[name] = arrays.zeros_like(x._data) if g is None else g._data
 
 
 # ---- double grad through a run-time rule ------------------------------------------------------
@@ -407,7 +407,7 @@ def run_backward_rule_grad(executor, op: Operator, env: dict) -> None:
                 t.stop_gradient = not g
             tensors[slot].append(t)
     outs = tensors["Out"]
-    douts = [t if t is not None else Tensor._wrap(np.zeros(o._data.shape, o._data.dtype))
+    douts = [t if t is not None else Tensor._wrap(arrays.zeros_like(o._data))
              for t, o in zip(tensors["OutGrad"], outs)]
     prev, modes.grad_enabled = modes.grad_enabled, True
     try:
@@ -420,4 +420,4 @@ def run_backward_rule_grad(executor, op: Operator, env: dict) -> None:
     finally:
         modes.grad_enabled = prev
     for (t, name), g in zip(wrt, got):
-        env[name] = np.zeros(t._data.shape, t._data.dtype) if g is None else g._data
+        env[name] = arrays.zeros_like(t._data) if g is None else g._data

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import arrays
 from . import builder
 from .executor import run_sub_block
 from .grad_vars import total_grad, wants_grad, zeros_like
@@ -132,7 +133,7 @@ def run_cond_grad(executor, op: Operator, env: dict) -> None:
     bindings.update({p: env[d] for p, d in zip(douts, op.inputs["OutGrad"])})
     local = run_sub_block(executor, op.block.program, idx, env, bindings)
     for out, g, x in zip(op.outputs["XGrad"], grads, op.inputs["X"]):
-        env[out] = local[g] if g else np.zeros_like(env[x])
+        env[out] = local[g] if g else arrays.zeros_like(env[x])
 
 
 # ---- while ------------------------------------------------------------------------------------
@@ -187,11 +188,11 @@ def run_while_grad(executor, op: Operator, env: dict) -> None:
         bindings = dict(scope)
         bindings.update(zip(a["douts"], current))
         local = run_sub_block(executor, program, op.sub_blocks[0], env, bindings)
-        current = [local[d] if d else np.zeros_like(scope[b]) for d, b in zip(a["dins"], a["body_inputs"])]
+        current = [local[d] if d else arrays.zeros_like(scope[b]) for d, b in zip(a["dins"], a["body_inputs"])]
         for j, name in enumerate(a["input_grads"]):
-            sums[j] = local[name] if sums[j] is None else sums[j] + local[name]
+            sums[j] = local[name] if sums[j] is None else arrays.add(sums[j], local[name])
     for out, value in zip(op.outputs["XGrad"], current):
         if out:
             env[out] = value
     for out, value, x in zip(op.outputs["InputGrad"], sums, op.inputs["Input"]):
-        env[out] = np.zeros_like(env[x]) if value is None else value
+        env[out] = arrays.zeros_like(env[x]) if value is None else value

@@ -157,3 +157,8 @@ def test_the_readme_example_trains_on_the_device_like_on_the_cpu():
         results[device] = (float(loss), x.grad.numpy())
     np.testing.assert_allclose(results["gpu"][0], results["cpu"][0], rtol=1e-5)
     np.testing.assert_allclose(results["gpu"][1], results["cpu"][1], rtol=2e-4, atol=1e-4)
+
+
+def test_a_0_d_tensor_stays_0_d_on_the_gpu():
+    for t in (paddle.to_tensor(1.5, place="gpu"), paddle.to_tensor(1.5).cuda()):
+        assert t.shape == [] and t._data.shape == () and float(t) == 1.5

@@ -189,6 +189,26 @@ def test_training_through_cond_on_the_gpu_equals_the_cpu():
         np.testing.assert_allclose(gpu_values[name], value, rtol=1e-9, atol=1e-12, err_msg=name)
 
 
+def test_training_through_while_loop_on_the_gpu_equals_the_cpu():
+    """The while loop's grad sums its steps' gradients with GPU kernels and makes its zeros on the device."""
+    def body():
+        x = static.data("x", [None, 4], "float64")
+        y = static.data("y", [None, 1], "int64")
+        h = static.nn.fc(x, 3)
+        i = paddle.full([1], 0, "int64")
+        _, looped = static.nn.while_loop(lambda i, a: i < 2, lambda i, a: [i + 1, F.relu(a) * 0.9 + h], [i, h])
+        loss = paddle.mean(F.cross_entropy(looped, y))
+        paddle.optimizer.SGD(learning_rate=0.1).minimize(loss)
+        return loss
+    main, startup, loss = _build(body)
+    cpu_losses, cpu_values, _ = _train(paddle.CPUPlace(), main, startup, loss)
+    gpu_losses, gpu_values, gpu_raw = _train(paddle.CUDAPlace(0), main, startup, loss)
+    np.testing.assert_allclose(gpu_losses, cpu_losses, rtol=1e-10)
+    assert gpu.is_device_array(gpu_raw["fc_0.w_0"])
+    for name, value in cpu_values.items():
+        np.testing.assert_allclose(gpu_values[name], value, rtol=1e-9, atol=1e-12, err_msg=name)
+
+
 # ---- fused kernels ------------------------------------------------------------------------------------
 def _shared_then_two(a, b):
     t = a * b
