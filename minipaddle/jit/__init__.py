@@ -13,9 +13,10 @@ core's static IR: to_static records the same ops into a Program that the Executo
     transformers/           one module per AST transformer
     convert_operators.py    the runtime helpers converted code calls (convert_ifelse, ...)
     error.py                errors mapped back to the user's source line
-    partial_program.py      a converted signature's forward + backward Programs, optimized (PartialProgram)
-    run_program_op.py       the run_program op: both Programs run by the Executor as one op of the eager graph
-    run_program.py          a forward Program run op by op in dygraph (the fallback; no_grad runs the Executor)
+    partial_program.py      a converted signature's optimized Programs: forward + backward (PartialProgram),
+                            the forward alone for calls needing no gradient (ForwardProgram)
+    run_program_op.py       the run_program op: both Programs run (framework/static/run_plan.py) as one eager op
+    run_program.py          a forward Program run op by op in dygraph (the fallback), or a ForwardProgram run
     input_spec.py           InputSpec
     io.py                   jit.save / jit.load (one format with static.save_inference_model)
     translated_layer.py     TranslatedLayer: a loaded Program as an nn.Layer

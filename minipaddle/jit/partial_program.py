@@ -94,7 +94,7 @@ class ForwardProgram:
         self.program_id = next(_ids)
         self.program, self.input_names, self.fetch_names = program, input_names, fetch_names
         self.state_names = _written_persistables(program)
-        self.name = f"to_static {self.program_id} forward (no grad): {label}"
+        self.name = f"to_static {self.program_id} no_grad forward: {label}"
         self.executor = Executor(CPUPlace())   # GPU inputs run op by op (forward_for)
         self.plan = RunPlan(program, list(dict.fromkeys(fetch_names + self.state_names)), self.executor)
 

@@ -16,7 +16,7 @@ training mode, then runs it:
 
   - when something needs a gradient, as ONE `run_program` op (run_program_op.py): a forward and a
     backward Program, built once with append_backward's rules and optimized by the
-    `build_strategy`'s passes (partial_program.py), run by the Executor; `loss.backward()` reaches
+    `build_strategy`'s passes (partial_program.py), run by a RunPlan; `loss.backward()` reaches
     the Layer's Parameters and the inputs, and an optimizer trains as it would eagerly. Where the
     backward cannot be built (or `BuildStrategy(to_static_op_by_op=True)` asks for it) the Program
     runs op by op through eager dispatch instead (run_program.py), with a warning saying why;

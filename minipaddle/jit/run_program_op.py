@@ -3,8 +3,9 @@
     outs = run_partial_program(partial, inputs)   # inputs: the feeds, then parameters and buffers
 
 Paddle runs a training `@to_static` Layer this way (its `run_program` op). Eager `dispatch` runs
-the op like any other: its kernel feeds the inputs' arrays to the forward Program through the
-Executor (optimized: fused kernels, no per-op dispatch) and returns the outputs; the values the
+the op like any other: its kernel runs the forward Program on the inputs' arrays (optimized: fused
+kernels, no per-op dispatch; a RunPlan, framework/static/run_plan.py, compiled once, calls the
+kernels straight away after the first run of a feed shape) and returns the outputs; the values the
 backward Program reads stay in the call's `out_scope` attribute (Paddle's OutScope). The op's
 backward rule runs the backward Program on them and the output gradients and hands every input its
 gradient: parameters get theirs through the engine's AccumulateGrad, so their hooks fire and
@@ -87,7 +88,7 @@ RUN_PROGRAM = register_op(
     "run_program", inputs=("X",), outputs=("Out",), infer_meta=run_program_meta, backward=run_program_grad,
     variadic=True, attrs={"program": (object, None), "out_scope": (object, None), "program_id": (int, 0),
                           "forward_program": (str, ""), "backward_program": (str, "")},
-    doc="a converted (@to_static) function's forward Program run by the Executor as one op; its backward "
+    doc="a converted (@to_static) function's forward Program run as one op (a RunPlan); its backward "
         "rule runs the backward Program")
 add_kernel("run_program", "cpu", _DTYPES, run_program_kernel, name="executor")
 
