@@ -179,6 +179,26 @@ def test_small_images_go_to_the_batch_wide_kernels(monkeypatch):
     assert calls == ["conv2d_im2col", "conv2d_transpose_col2im", "conv2d_grad_filter_im2col"]  # the small one only
 
 
+def test_products_big_enough_for_blas_threads_go_batch_wide(monkeypatch):
+    monkeypatch.setattr(conv_fast, "SMALL_IMAGE_POSITIONS", 100)
+    calls = []
+    for name in ("conv2d_im2col", "conv2d_transpose_col2im"):
+        real = getattr(conv_fast, name)
+        monkeypatch.setattr(conv_fast, name,
+                            lambda *a, _real=real, _name=name, **k: calls.append(_name) or _real(*a, **k))
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 3, 32, 32))
+    stem = rng.standard_normal((64, 3, 7, 7))   # ResNet's stem: 64 x 147 x 256 per image, threaded by BLAS
+    small = rng.standard_normal((6, 3, 3, 3))   # 6 x 27 x 1024: one thread
+    for weight, geometry in ((stem, ((2, 2), (3, 3, 3, 3), (1, 1), 1)), (small, ((1, 1), (1, 1, 1, 1), (1, 1), 1))):
+        out = conv_fast.conv2d_images(x, weight, *geometry)
+        np.testing.assert_allclose(out, _numpy_conv2d(x, weight, *geometry), rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(conv_fast.conv2d_transpose_images(out, weight, *geometry, (32, 32)),
+                                   conv_general.conv2d_transpose_col2im(out, weight, *geometry, (32, 32)),
+                                   rtol=1e-10, atol=1e-10)
+    assert calls == ["conv2d_im2col", "conv2d_transpose_col2im"]  # the stem only
+
+
 FAST_CONV2D = (conv_fast.conv2d_images, conv_fast.conv2d_images_parallel)
 FAST_CONV2D_TRANSPOSE = (conv_fast.conv2d_transpose_images, conv_fast.conv2d_transpose_images_parallel)
 FAST_CONV2D_GRAD_FILTER = (conv_fast.conv2d_grad_filter_images, conv_fast.conv2d_grad_filter_images_parallel)
@@ -262,7 +282,8 @@ def test_fast_conv2d_gradients_match_col2im_and_im2col_kernels(case):
         conv_fast.BATCH_WIDE_MIN_WEIGHTS = saved
 
 
-def test_big_conv_runs_the_threaded_loops_and_agrees():
+def test_big_conv_runs_the_threaded_loops_and_agrees(monkeypatch):
+    monkeypatch.setattr(conv_fast, "ONE_THREAD_PRODUCT", 10**12)  # keep its per-image products per image
     rng = np.random.default_rng(2)
     x = rng.standard_normal((16, 8, 24, 24)).astype("float32")
     weight = rng.standard_normal((8, 8, 3, 3)).astype("float32")

@@ -45,6 +45,11 @@ from .im2col import (_channels_first, _geometry, _im2col_row, _valid_range, col2
                      conv2d_im2col, conv2d_transpose_col2im, conv_out_size, im2col)
 
 SMALL_IMAGE_POSITIONS = 100  # output positions per image below which one batch-wide GEMM wins
+# OpenBLAS runs a product on one thread while M*N*K <= 4 * 65536 (GEMM_MULTITHREAD_THRESHOLD times
+# its SMP minimum); above that each per-image product wakes its threads, N times per call. On the
+# busy 2-core machine that cost ResNet's 7x7 stem (64 x 147 x 256 per image) 10.9 ms against 2.2 ms
+# for one batch-wide GEMM (2 threads; one thread: 3.2 vs 3.1), so larger products go batch-wide.
+ONE_THREAD_PRODUCT = 4 * 65536
 
 thread_modes.prepare_numba_threads()  # before numba starts its OpenMP threads
 
@@ -150,10 +155,16 @@ def _conv2d_live(x, weight, strides, paddings, dilations, groups, parallel):
 
 
 def _small_images(x, weight, strides, paddings, dilations) -> bool:
-    """Whether conv2d's output has too few positions per image for per-image products to pay."""
+    """Whether per-image products do not pay for conv2d: too few output positions per image, or
+    products large enough for OpenBLAS to thread each one."""
     oh = conv_out_size(x.shape[2], weight.shape[2], strides[0], paddings[0], paddings[1], dilations[0])
     ow = conv_out_size(x.shape[3], weight.shape[3], strides[1], paddings[2], paddings[3], dilations[1])
-    return oh * ow < SMALL_IMAGE_POSITIONS
+    return oh * ow < SMALL_IMAGE_POSITIONS or _threaded_product(weight, oh * ow)
+
+
+def _threaded_product(weight, positions: int) -> bool:
+    """Whether one image's product (OC x C/G*kh*kw) @ (C/G*kh*kw x positions) is threaded by OpenBLAS."""
+    return weight.shape[0] * weight.shape[1] * weight.shape[2] * weight.shape[3] * positions > ONE_THREAD_PRODUCT
 
 
 # ---- taps that only read padding -----------------------------------------------------------------
@@ -247,7 +258,8 @@ def _conv2d_transpose_live(x, weight, strides, paddings, dilations, groups, outp
     if crop is not None:
         rows, cols, paddings = crop
         weight = live_weight(weight, rows, cols)
-    if x.shape[2] * x.shape[3] < SMALL_IMAGE_POSITIONS:  # x is on conv2d's output grid
+    positions = x.shape[2] * x.shape[3]  # x is on conv2d's output grid
+    if positions < SMALL_IMAGE_POSITIONS or _threaded_product(weight, positions):
         return conv2d_transpose_col2im(x, weight, strides, paddings, dilations, groups, output_size)
     return _conv2d_transpose(x, weight, strides, paddings, dilations, groups, output_size, parallel)
 
