@@ -266,7 +266,8 @@ export class TraceView {
     }
     const doc = this.idx.doc;
     if (name === 'program' && this.programView === null) {
-      this.programView = new ProgramView(doc, { layout: this.layout });
+      const graph = this.tabs.includes('graph') ? { index: this.idx, select: (id: string) => this.selectNode(id) } : undefined;
+      this.programView = new ProgramView(doc, { layout: this.layout, graph });
       this.panes.get('program')!.appendChild(this.programView.node);
       this.ready = this.programView.ready;
     } else if (name === 'program' && this.programView) this.ready = this.programView.ready;

@@ -490,17 +490,18 @@ def test_a_to_static_call_inside_a_recording_adds_its_program_once():
     net(paddle.ones([2, 4]))          # built before the recording: still shown, as its to_static program
     with paddle.debug.record() as rec:
         net(paddle.ones([2, 4]))      # the weights need gradients: one run_program op runs both Programs
-        with paddle.no_grad():        # same signature: the cached program, run by the Executor
+        with paddle.no_grad():        # no gradient needed: the optimized forward, a Program of its own
             net(-paddle.ones([2, 4]))
     doc = validated(rec.trace)
     names = [(p["role"], p["name"]) for p in doc["programs"]]
-    assert names[0] == ("dy2static", "to_static: _Branchy.forward") and len(names) == 3
-    assert [n.split(":")[0].split()[-1] for _, n in names[1:]] == ["forward", "backward"]
+    assert names[0] == ("dy2static", "to_static: _Branchy.forward") and len(names) == 4
+    assert [n.split(":")[0].split()[-1] for _, n in names[1:]] == ["forward", "backward", "forward"]
+    assert names[3][1].startswith("to_static ") and "no_grad forward" in names[3][1]
     assert doc["programs"][0]["origin"]["original_source"].startswith("@paddle.jit.to_static")
     (node,) = [n for n in doc["graph"]["forward"]["nodes"] if n["op"] == "run_program"]
     assert node["attrs"]["forward_program"] == names[1][1] and node["attrs"]["backward_program"] == names[2][1]
     forward_run, no_grad_run = doc["program_runs"]
-    assert forward_run["program"] == "P1" and no_grad_run["program"] == "P0"
+    assert forward_run["program"] == "P1" and no_grad_run["program"] == "P3"
     assert "cond" in [s["type"] for s in forward_run["steps"]] and "cond" in [s["type"] for s in no_grad_run["steps"]]
 
 
@@ -556,7 +557,7 @@ def test_sources_in_a_notebook_cell_name_the_cells_execution_count():
     assert result.success, result.error_in_exec
     doc = shell.user_ns["cell_rec"].trace.to_dict()
     check(doc)
-    (program,) = [p for p in doc["programs"] if p["role"] == "dy2static"]
+    (program,) = [p for p in doc["programs"] if p["role"] == "dy2static" and p["origin"]]
     count = result.execution_count
     assert program["origin"]["cell"] == count and program["origin"]["file"].startswith("<ipython-input-")
     sources = [op["source"] for block in program["blocks"] for op in block["ops"] if op["source"]]
