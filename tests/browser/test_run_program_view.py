@@ -122,4 +122,16 @@ def test_a_run_program_node_opens_its_backward_program_in_the_program_tab(page, 
     root.locator('[data-testid="mp-run-forward"]').click()
     assert (run_label.text_content() or "").startswith(f"step 2 / {len(backward_ops)}"), run_label.text_content()
     root.screenshot(path=str(ARTIFACTS / "run-program-backward.png"), timeout=10_000)
+
+    # and back: the run names the call that made it; a click selects that node in the Graph tab
+    run_by = root.locator('[data-testid="mp-run-by"]')
+    assert run_by.is_visible() and "run_program" in (run_by.text_content() or ""), run_by.text_content()
+    assert (run_by.bounding_box() or {}).get("height", 0) > 0
+    run_by.click()
+    selected = root.locator(f'[data-testid="mp-graph"] svg g.node[data-node-id="{calls[0]}"]')
+    selected.wait_for(state="visible", timeout=RENDER_MS)
+    assert root.locator('[data-testid="mp-tab-graph"]').get_attribute("aria-selected") == "true"
+    assert "mp-selected" in (selected.get_attribute("class") or ""), selected.get_attribute("class")
+    assert "forward Program" in (inspector.text_content() or "")
+    root.screenshot(path=str(ARTIFACTS / "run-program-back-to-graph.png"), timeout=10_000)
     assert not page.page_errors, page.page_errors
