@@ -37,6 +37,8 @@ costs a wrap-around test per access and stops vectorization).
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from numba import njit, prange
 
@@ -188,6 +190,13 @@ def live_taps(in_hw, k_hw, strides, paddings, dilations):
     >>> live_taps((1, 1), (3, 3), (1, 1), (1, 1, 1, 1), (1, 1))   # 3x3, pad 1, on a 1x1 map
     (slice(1, 2, None), slice(1, 2, None), (0, 0, 0, 0))
     """
+    # remembered per geometry: worked out afresh it costs ~5 us, on every conv call
+    return _live_taps(tuple(in_hw), tuple(k_hw), tuple(strides), tuple(paddings), tuple(dilations),
+                      LIVE_TAPS_MAX_SHARE)
+
+
+@lru_cache(maxsize=1024)
+def _live_taps(in_hw, k_hw, strides, paddings, dilations, max_share):
     spans, kept = [], []
     for axis in (0, 1):
         size, k, s, d = in_hw[axis], k_hw[axis], strides[axis], dilations[axis]
@@ -200,7 +209,7 @@ def live_taps(in_hw, k_hw, strides, paddings, dilations):
         kept += [before - lo * d, after - (k - hi) * d]
         spans.append(slice(lo, hi))
     live_count = (spans[0].stop - spans[0].start) * (spans[1].stop - spans[1].start)
-    if min(kept) < 0 or live_count * LIVE_TAPS_MAX_SHARE > k_hw[0] * k_hw[1]:
+    if min(kept) < 0 or live_count * max_share > k_hw[0] * k_hw[1]:
         return None  # too little to drop (or a dilated tap would need negative padding)
     return spans[0], spans[1], tuple(kept)
 
