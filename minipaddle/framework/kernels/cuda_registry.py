@@ -290,3 +290,11 @@ def register_fused_elementwise() -> None:
     the generated numba.cuda kernel of kernels/cuda/fused.py."""
     add_kernel("fused_elementwise", "gpu", ("float32", "float64"),
                LazyKernel("minipaddle.framework.kernels.cuda.fused:fused_elementwise_kernel"), name="cuda")
+
+
+# ---- resizing and prelu, composed of permute, matmul and elementwise kernels (kernels/cuda/resize.py) ----
+add_kernel("interpolate", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.resize:interpolate"),
+           name="cuda_composed")
+add_kernel("interpolate_grad", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.resize:interpolate_grad"),
+           name="cuda_composed")
+add_kernel("prelu", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.resize:prelu"), name="cuda_composed")

@@ -177,7 +177,7 @@ numba_kernels("thresholded_relu", thresholded_relu_kernel, _THRESHOLDED_RELU)
 
 
 # ---- prelu: max(0, x) + weight * min(0, x), one weight per channel or one for all ---------------
-def _weight_shape(ndim: int, weight_size: int, channel_axis: int) -> tuple:
+def prelu_weight_shape(ndim: int, weight_size: int, channel_axis: int) -> tuple:
     """The shape the weight broadcasts with x in: per channel, or a scalar."""
     if weight_size == 1:
         return ()
@@ -204,14 +204,14 @@ def prelu_meta(x, weight, channel_axis=1) -> MetaTensor:
 
 
 def prelu_kernel(x, weight, channel_axis=1):
-    w = weight.reshape(_weight_shape(x.ndim, weight.size, channel_axis))
+    w = weight.reshape(prelu_weight_shape(x.ndim, weight.size, channel_axis))
     return np.where(x > 0, x, x * w)
 
 
 def prelu_grad(node, dout):
     x, weight = node.x, node.weight
     n = weight.size
-    shape = _weight_shape(x.ndim, n, node.channel_axis)
+    shape = prelu_weight_shape(x.ndim, n, node.channel_axis)
     positive = x > 0
     dx = dweight = None
     if node.needs_grad(0):

@@ -331,7 +331,7 @@ def _apply_along(x: np.ndarray, A: np.ndarray, axis: int) -> np.ndarray:
     return np.moveaxis(out, -1, axis)
 
 
-def _spatial_axes(ndim: int, channel_last: bool) -> range:
+def spatial_axes(ndim: int, channel_last: bool) -> range:
     return range(1, ndim - 1) if channel_last else range(2, ndim)
 
 
@@ -339,7 +339,7 @@ def interpolate_meta(x, out_size=(), scales=(), mode="nearest", align_corners=Fa
                      channel_last=False) -> MetaTensor:
     require_dtype("interpolate", "x", x, "f", FLOAT_WHAT)
     shape = list(x.shape)
-    for axis, n in zip(_spatial_axes(len(shape), channel_last), out_size):
+    for axis, n in zip(spatial_axes(len(shape), channel_last), out_size):
         shape[axis] = n
     return new_meta(tuple(shape), x.dtype)
 
@@ -347,7 +347,7 @@ def interpolate_meta(x, out_size=(), scales=(), mode="nearest", align_corners=Fa
 def _resize(x: np.ndarray, sizes: tuple, scales: tuple, mode: str, align_corners: bool, align_mode: int,
             channel_last: bool, transpose: bool) -> np.ndarray:
     """Apply each spatial axis's matrix (transposed, for the gradient) in turn."""
-    axes = _spatial_axes(x.ndim, channel_last)
+    axes = spatial_axes(x.ndim, channel_last)
     out = x
     for i, axis in enumerate(axes):
         n_in, n_out = sizes[i]
@@ -359,7 +359,7 @@ def _resize(x: np.ndarray, sizes: tuple, scales: tuple, mode: str, align_corners
 
 def interpolate_kernel(x, out_size=(), scales=(), mode="nearest", align_corners=False, align_mode=0,
                        channel_last=False):
-    in_size = tuple(x.shape[a] for a in _spatial_axes(x.ndim, channel_last))
+    in_size = tuple(x.shape[a] for a in spatial_axes(x.ndim, channel_last))
     if in_size == tuple(out_size):
         return x.copy()  # Paddle copies when no size changes, whatever the mode or scale
     return _resize(x, tuple(zip(in_size, out_size)), scales, mode, align_corners, align_mode, channel_last,
@@ -368,14 +368,14 @@ def interpolate_kernel(x, out_size=(), scales=(), mode="nearest", align_corners=
 
 def interpolate_backward(node, dout):
     attrs = dict(node.attrs)
-    attrs["in_size"] = tuple(node.input_metas[0][0][a] for a in _spatial_axes(dout.ndim, node.channel_last))
+    attrs["in_size"] = tuple(node.input_metas[0][0][a] for a in spatial_axes(dout.ndim, node.channel_last))
     return dispatch(INTERPOLATE_GRAD, (dout,), attrs)
 
 
 def interpolate_grad_meta(dout, in_size=(), out_size=(), scales=(), mode="nearest", align_corners=False,
                           align_mode=0, channel_last=False) -> MetaTensor:
     shape = list(dout.shape)
-    for axis, n in zip(_spatial_axes(len(shape), channel_last), in_size):
+    for axis, n in zip(spatial_axes(len(shape), channel_last), in_size):
         shape[axis] = n
     return new_meta(tuple(shape), dout.dtype)
 
