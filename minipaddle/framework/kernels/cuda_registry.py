@@ -298,3 +298,12 @@ add_kernel("interpolate", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernel
 add_kernel("interpolate_grad", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.resize:interpolate_grad"),
            name="cuda_composed")
 add_kernel("prelu", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.resize:prelu"), name="cuda_composed")
+
+# ---- element moves and bce_loss (kernels/cuda/rearrange.py) ----
+add_kernel("pixel_shuffle", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.rearrange:pixel_shuffle"),
+           name="cuda_composed")
+add_kernel("pixel_unshuffle", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.rearrange:pixel_unshuffle"),
+           name="cuda_composed")
+add_kernel("channel_shuffle", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.rearrange:channel_shuffle"),
+           name="cuda_composed")
+add_kernel("bce_loss", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.rearrange:bce_loss"), name="cuda")

@@ -17,6 +17,7 @@ from numbers import Number
 
 import numpy as np
 
+from ...framework import gpu
 from ...framework.creation import ones_like
 from ...framework.dispatch import dispatch
 from ...framework.errors import invalid_argument
@@ -98,19 +99,26 @@ class _HardLabels:
 
     def __init__(self, op: str, label: Tensor, classes: int, ignore_index: int) -> None:
         data = label._data
+        self.on_gpu = gpu.is_device_array(data)
+        if self.on_gpu:  # the labels are checked and indexed on the host; their constants go back (const)
+            data = gpu.to_host(data)
         check_label_values(op, data, classes, ignore_index)
         self.kept = data != ignore_index
         self.count = int(np.count_nonzero(self.kept))
         self.safe = np.where(self.kept, data, 0).astype(np.int64)
         self.shape = data.shape
 
+    def const(self, array: np.ndarray) -> Tensor:
+        """A constant tensor of `array` where the labels live."""
+        return Tensor._wrap(gpu.to_device(array) if self.on_gpu else array)
+
     def mask(self, dtype) -> Tensor:
         """1.0 on kept rows, 0.0 on ignored ones, as a constant tensor."""
-        return Tensor._wrap(self.kept.astype(dtype))
+        return self.const(self.kept.astype(dtype))
 
     def weights(self, weight: Tensor) -> Tensor:
         """weight[label] per row (0 on ignored rows), differentiable wrt weight."""
-        picked = reshape(gather(weight, Tensor._wrap(self.safe.reshape(-1))), list(self.shape))
+        picked = reshape(gather(weight, self.const(self.safe.reshape(-1))), list(self.shape))
         return picked * self.mask(weight._data.dtype)
 
 
@@ -179,9 +187,9 @@ def cross_entropy(input, label, weight=None, ignore_index: int = -100, reduction
                         {"ignore_index": ignore_index, "axis": axis, "reduction": "none"})[1]
     else:  # input holds probabilities: -log(p[label]), 1 put in ignored rows so their log is 0
         keep = keep_shape(input._data.shape, axis)
-        picked = take_along_axis(input, Tensor._wrap(labels.safe.reshape(keep)), axis)
+        picked = take_along_axis(input, labels.const(labels.safe.reshape(keep)), axis)
         picked = reshape(picked, list(labels.shape))
-        loss = -log(where(Tensor._wrap(labels.kept), picked, ones_like(picked)))
+        loss = -log(where(labels.const(labels.kept), picked, ones_like(picked)))
     return _reduce_hard(loss, labels, weight, ignore_index, reduction)
 
 
@@ -197,10 +205,10 @@ def _smoothed_label(op: str, input: Tensor, label: Tensor, axis: int, ignore_ind
     labels = _HardLabels(op, label, classes, ignore_index)
     shape = input._data.shape
     dtype = input._data.dtype
-    onehot = one_hot_along(np.where(labels.kept, label._data, -1), shape, axis, dtype)
+    onehot = one_hot_along(np.where(labels.kept, labels.safe, -1), shape, axis, dtype)
     smooth = onehot * dtype.type(1.0 - eps) + dtype.type(eps / classes)
     smooth *= labels.kept.reshape(keep_shape(shape, axis))
-    return Tensor._wrap(smooth)
+    return labels.const(smooth)
 
 
 def _soft_cross_entropy(op: str, input: Tensor, label: Tensor, weight: Tensor | None, reduction: str,
@@ -270,7 +278,7 @@ def nll_loss(input, label, weight=None, ignore_index: int = -100, reduction: str
                                    f"{list(shape[:1] + shape[2:])} for input of shape {list(shape)}.")
     weight = _class_weight(op, weight, input, 1)
     labels = _HardLabels(op, label, shape[1], ignore_index)
-    picked = take_along_axis(input, Tensor._wrap(labels.safe.reshape(keep_shape(shape, 1))), 1)
+    picked = take_along_axis(input, labels.const(labels.safe.reshape(keep_shape(shape, 1))), 1)
     picked = reshape(picked, list(labels.shape))
     w = labels.mask(input._data.dtype) if weight is None else labels.weights(weight)
     loss = -(picked * w)

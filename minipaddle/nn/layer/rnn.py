@@ -22,6 +22,7 @@ from numbers import Integral
 
 import numpy as np
 
+from ...framework import arrays, gpu
 from ...framework.dtype import convert_dtype
 from ...framework.errors import invalid_argument
 from ...framework.ops.activation import relu, sigmoid
@@ -78,7 +79,7 @@ class RNNCellBase(Layer):
 
         def make(s):
             dims = [batch] + [d for d in s if d != -1]
-            return Tensor._wrap(np.full(dims, init_value, dtype))
+            return Tensor._wrap(arrays.full(tuple(dims), init_value, dtype, like=batch_ref._data))  # its device
 
         if isinstance(shapes[0], (list, tuple)):
             return tuple(make(s) for s in shapes)
@@ -250,16 +251,18 @@ class GRUCell(_BuiltinCell):
 
 
 # ---- running a cell over time --------------------------------------------------------------------
-def _step_masks(sequence_length, steps: int, batch: int) -> list[Tensor]:
-    """Per time step, a [batch, 1] bool mask: True where the step is inside that sequence."""
+def _step_masks(sequence_length, steps: int, batch: int, like) -> list[Tensor]:
+    """Per time step, a [batch, 1] bool mask: True where the step is inside that sequence; on the
+    device of the array `like` (the inputs')."""
     if not isinstance(sequence_length, Tensor):
         sequence_length = Tensor._wrap(np.asarray(sequence_length))
-    lengths = sequence_length._data
+    lengths = gpu.to_host(sequence_length._data)
     if lengths.shape != (batch,) or lengths.dtype.kind not in "iu":
         raise invalid_argument("RNN", f"sequence_length has shape {list(lengths.shape)} and dtype {lengths.dtype}, "
                                       f"expected an int tensor of shape [{batch}] (one length per sequence).")
     inside = np.arange(steps)[:, None] < lengths[None, :]        # [steps, batch]
-    return [Tensor._wrap(inside[t][:, None]) for t in range(steps)]
+    on_gpu = gpu.is_device_array(like)
+    return [Tensor._wrap(gpu.to_device(inside[t][:, None]) if on_gpu else inside[t][:, None]) for t in range(steps)]
 
 
 def _run_rnn(cell: RNNCellBase, inputs: Tensor, initial_states, sequence_length, time_major: bool,
@@ -282,7 +285,7 @@ def _run_rnn(cell: RNNCellBase, inputs: Tensor, initial_states, sequence_length,
         states = initial_states
         if isinstance(cell, _BuiltinCell):
             cell._check_states(states, batch)
-    masks = None if sequence_length is None else _step_masks(sequence_length, steps, batch)
+    masks = None if sequence_length is None else _step_masks(sequence_length, steps, batch, inputs._data)
     hooked = cell._forward_pre_hooks or cell._forward_post_hooks
     projected = None if hooked or kwargs else cell._project_inputs(inputs)  # our cells: every step's input part at once
     step_inputs = _unstack(inputs if projected is None else projected, time_axis)

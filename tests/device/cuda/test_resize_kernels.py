@@ -75,3 +75,22 @@ def test_upsample_and_prelu_train_on_the_gpu_as_on_the_cpu():
     assert gpu[3] == "Place(gpu:0)" and cpu[3] == "Place(cpu)"
     for g, c in zip(gpu[:3], cpu[:3]):
         np.testing.assert_allclose(g, c, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("op_name, shape, attrs", [
+    ("pixel_shuffle", (2, 8, 2, 3), {"upscale_factor": 2, "data_format": "NCHW"}),
+    ("pixel_shuffle", (1, 2, 3, 9), {"upscale_factor": 3, "data_format": "NHWC"}),
+    ("pixel_unshuffle", (1, 2, 4, 6), {"downscale_factor": 2, "data_format": "NCHW"}),
+    ("pixel_unshuffle", (1, 4, 2, 3), {"downscale_factor": 2, "data_format": "NHWC"}),
+    ("channel_shuffle", (2, 6, 2, 2), {"groups": 3, "data_format": "NCHW"}),
+    ("channel_shuffle", (1, 2, 2, 4), {"groups": 2, "data_format": "NHWC"}),
+])
+def test_pixel_and_channel_shuffles_move_elements_as_the_cpu(op_name, shape, attrs):
+    _same(op_name, [np.arange(np.prod(shape), dtype=np.float32).reshape(shape)], attrs, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_bce_loss_equals_the_cpu_with_its_clamped_logs(dtype):
+    x = np.array([0.0, 1e-30, 0.2, 0.5, 0.9, 1.0], dtype)
+    label = np.array([0.0, 1.0, 1.0, 0.3, 0.0, 1.0], dtype)
+    _same("bce_loss", [x, label], {}, rtol=1e-6)
