@@ -114,6 +114,19 @@ def test_nan_in_a_window_makes_its_max_nan_like_paddle():
         np.testing.assert_array_equal(out[0, 0].reshape(-1)[1:], [7.0, 13.0, 15.0])
 
 
+def test_whole_3x3_windows_keep_the_first_maximum_and_nan():
+    # ResNet's stem pool (3x3, stride 2, pad 1): interior windows take the row-parallel 3x3 path
+    rng = np.random.default_rng(9)
+    x = rng.integers(-2, 3, (2, 4, 9, 11)).astype("float32")  # many ties
+    x.reshape(-1)[rng.integers(0, x.size, 6)] = np.nan
+    want = pool_general.max_pool2d_kernel(x, (3, 3), (2, 2), (1, 1, 1, 1), False)
+    for kernel_fn in FAST_MAX_POOLS:
+        got = kernel_fn(x, (3, 3), (2, 2), (1, 1, 1, 1), False)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_array_equal(pooling_fast.pool2d_rows(x, (3, 3), (2, 2), (1, 1, 1, 1), False), want[0])
+
+
 def test_big_input_runs_the_threaded_loops_and_agrees():
     # above thread_modes.PARALLEL_MIN_BYTES the _parallel kernels split planes over numba's threads
     x = np.random.default_rng(1).standard_normal((8, 16, 40, 40)).astype("float32")
