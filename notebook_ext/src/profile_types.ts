@@ -52,6 +52,18 @@ export interface ProfileMemory {
   allocated_bytes: number;
   /** [time ns, live bytes of op outputs] */
   samples: [number, number][];
+  /** GPU id -> the device memory pool's numbers at the window's end (hits, misses: within it) */
+  device?: Record<string, ProfilePool>;
+}
+
+export interface ProfilePool {
+  allocated: number;
+  reserved: number;
+  peak_allocated: number;
+  peak_reserved: number;
+  hits: number;
+  misses: number;
+  hit_rate: number;
 }
 
 export interface ProfileSection {

@@ -160,6 +160,13 @@ export class Timeline {
       const note = this.node.appendChild(el('div', 'mp-profile-note', `memory (bytes of op outputs): peak `
         + `${bytes(m.peak_bytes)} · allocated ${bytes(m.allocated_bytes)} · freed ${bytes(m.freed_bytes)}`));
       note.dataset.testid = 'mp-timeline-memory-note';
+      for (const [id, pool] of Object.entries(m.device ?? {})) {
+        const line = this.node.appendChild(el('div', 'mp-profile-note', `GPU ${id} memory pool: allocated `
+          + `${bytes(pool.allocated)} (peak ${bytes(pool.peak_allocated)}) · reserved ${bytes(pool.reserved)} `
+          + `(peak ${bytes(pool.peak_reserved)}) · ${pool.hits} of ${pool.hits + pool.misses} allocations `
+          + `reused a cached block (${Math.round(pool.hit_rate * 100)}%)`));
+        line.dataset.testid = 'mp-timeline-gpu-memory';
+      }
     }
     if (profile.spans_dropped) {
       const note = this.node.appendChild(el('div', 'mp-profile-note', `${profile.spans_dropped} more spans were `

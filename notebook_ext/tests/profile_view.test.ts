@@ -260,6 +260,13 @@ describe('profile view DOM', () => {
     expect(q('[data-testid="mp-timeline-dropped"]').length).toBe(0);
     const note = q('[data-testid="mp-timeline-memory-note"]')[0].textContent!;
     expect(note).toContain(`peak ${(p.memory!.peak_bytes / 1024).toFixed(1)} KiB`);
+    expect(q('[data-testid="mp-timeline-gpu-memory"]').length).toBe(0);
+    const pool = { allocated: 2048, reserved: 8192, peak_allocated: 4096, peak_reserved: 8192, hits: 30, misses: 10,
+      hit_rate: 0.75 };
+    const onGpu = mount({ ...p, memory: { ...p.memory!, device: { '0': pool } } }).q;
+    expect(onGpu('[data-testid="mp-timeline-gpu-memory"]').map(n => n.textContent)).toEqual([
+      'GPU 0 memory pool: allocated 2.0 KiB (peak 4.0 KiB) · reserved 8.0 KiB (peak 8.0 KiB) · 30 of 40 '
+      + 'allocations reused a cached block (75%)']);
     const bare = mount({ ...p, memory: null }).q;
     expect(bare('[data-testid="mp-timeline-memory"]').length + bare('[data-testid="mp-timeline-memory-note"]').length)
       .toBe(0);
