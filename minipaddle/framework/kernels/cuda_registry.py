@@ -307,3 +307,9 @@ add_kernel("pixel_unshuffle", "gpu", ALL, LazyKernel("minipaddle.framework.kerne
 add_kernel("channel_shuffle", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.rearrange:channel_shuffle"),
            name="cuda_composed")
 add_kernel("bce_loss", "gpu", FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.rearrange:bce_loss"), name="cuda")
+
+# ---- the rest of training on the GPU: unfold/fold (kernels/cuda/patches.py) ----
+add_kernel("unfold", "gpu", ("float32", "float64"), LazyKernel("minipaddle.framework.kernels.cuda.patches:unfold"),
+           name="cuda_im2col")
+add_kernel("fold", "gpu", ("float32", "float64"), LazyKernel("minipaddle.framework.kernels.cuda.patches:fold"),
+           name="cuda_col2im")
