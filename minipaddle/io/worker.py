@@ -331,8 +331,11 @@ class ProcessPool:
             except (EOFError, ConnectionResetError):
                 raise self._died(self.result_conns.index(obj)) from None
         worker_id = self._sentinels[ready[0]]
-        if self.result_conns[worker_id].poll():   # it sent its last answer before it exited
-            return self.result_conns[worker_id].recv()
+        if self.result_conns[worker_id].poll():   # it sent its last answer before it exited, or the pipe's EOF
+            try:
+                return self.result_conns[worker_id].recv()
+            except (EOFError, ConnectionResetError):
+                pass
         raise self._died(worker_id)
 
     def _died(self, worker_id: int) -> Exception:
