@@ -313,3 +313,11 @@ add_kernel("unfold", "gpu", ("float32", "float64"), LazyKernel("minipaddle.frame
            name="cuda_im2col")
 add_kernel("fold", "gpu", ("float32", "float64"), LazyKernel("minipaddle.framework.kernels.cuda.patches:fold"),
            name="cuda_col2im")
+
+# ---- conv3d: vol2col, the GPU matmul, col2vol (kernels/cuda/conv3d.py) ----
+add_kernel("conv3d", "gpu", ("float32", "float64"), LazyKernel("minipaddle.framework.kernels.cuda.conv3d:conv3d"),
+           name="cuda_vol2col")
+add_kernel("conv3d_transpose", "gpu", ("float32", "float64"),
+           LazyKernel("minipaddle.framework.kernels.cuda.conv3d:conv3d_transpose"), name="cuda_col2vol")
+add_kernel("conv3d_grad_filter", "gpu", ("float32", "float64"),
+           LazyKernel("minipaddle.framework.kernels.cuda.conv3d:conv3d_grad_filter"), name="cuda_vol2col")
