@@ -321,3 +321,13 @@ add_kernel("conv3d_transpose", "gpu", ("float32", "float64"),
            LazyKernel("minipaddle.framework.kernels.cuda.conv3d:conv3d_transpose"), name="cuda_col2vol")
 add_kernel("conv3d_grad_filter", "gpu", ("float32", "float64"),
            LazyKernel("minipaddle.framework.kernels.cuda.conv3d:conv3d_grad_filter"), name="cuda_vol2col")
+
+# ---- 3-D pooling, one thread per output (kernels/cuda/pooling3d.py) ----
+add_kernel("max_pool3d", "gpu", ("float32", "float64"),
+           LazyKernel("minipaddle.framework.kernels.cuda.pooling3d:max_pool3d"), name="cuda")
+add_kernel("max_pool3d_grad", "gpu", ("float32", "float64"),
+           LazyKernel("minipaddle.framework.kernels.cuda.pooling3d:max_pool3d_grad"), name="cuda")
+add_kernel("avg_pool3d", "gpu", ("float32", "float64"),
+           LazyKernel("minipaddle.framework.kernels.cuda.pooling3d:avg_pool3d"), name="cuda")
+add_kernel("avg_pool3d_grad", "gpu", ("float32", "float64"),
+           LazyKernel("minipaddle.framework.kernels.cuda.pooling3d:avg_pool3d_grad"), name="cuda")
