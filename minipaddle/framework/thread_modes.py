@@ -157,3 +157,40 @@ def cpu_threads_for(nbytes: int) -> int:
         return 1
     import numba
     return numba.get_num_threads()
+
+
+# ---- CPU memory: freed large arrays keep their pages --------------------------------------------
+# glibc serves an allocation above its mmap threshold with fresh pages from the kernel, which zeroes
+# each 4 KiB page on first touch, and returns them when the array is freed (the threshold starts at
+# 128 KiB and adapts up to 32 MiB, but trimming the heap's top gives pages back again). A training step
+# allocates and frees the same large arrays every step (im2col columns, padded copies, gradients), so
+# it paid those page faults every step: ResNet-18 at batch 32, one thread, 133 -> 114 ms a step with
+# the pages kept (medians of alternated processes). So large arrays come from the heap (the mmap
+# threshold at glibc's maximum, 32 MiB) and up to KEEP_FREED_BYTES of freed memory stays mapped for
+# the next step instead of going back to the kernel at once.
+LARGE_ARRAY_HEAP_BYTES = 32 << 20
+KEEP_FREED_BYTES = 256 << 20
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
+_malloc_prepared: list[bool] = []
+
+
+def keep_freed_pages() -> bool:
+    """Once per process (kernel modules call it on import): set glibc's malloc to keep freed large
+    arrays' pages. Returns whether it did; not on other C libraries, nor when the user set
+    MALLOC_MMAP_THRESHOLD_ or MALLOC_TRIM_THRESHOLD_ (their choice stands)."""
+    import os
+    import platform
+    if _malloc_prepared:
+        return _malloc_prepared[0]
+    done = False
+    chosen = any(name in os.environ for name in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_"))
+    if not chosen and platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
+        import ctypes
+        try:
+            mallopt = ctypes.CDLL(None).mallopt
+            done = bool(mallopt(_M_MMAP_THRESHOLD, LARGE_ARRAY_HEAP_BYTES)
+                        and mallopt(_M_TRIM_THRESHOLD, KEEP_FREED_BYTES))
+        except (OSError, AttributeError):
+            done = False
+    _malloc_prepared.append(done)
+    return done

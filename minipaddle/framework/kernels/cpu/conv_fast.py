@@ -54,6 +54,7 @@ SMALL_IMAGE_POSITIONS = 100  # output positions per image below which one batch-
 ONE_THREAD_PRODUCT = 4 * 65536
 
 thread_modes.prepare_numba_threads()  # before numba starts its OpenMP threads
+thread_modes.keep_freed_pages()  # the columns and gradients freed each step keep their pages
 
 
 @njit(cache=True)
