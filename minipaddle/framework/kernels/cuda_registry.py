@@ -331,3 +331,8 @@ add_kernel("avg_pool3d", "gpu", ("float32", "float64"),
            LazyKernel("minipaddle.framework.kernels.cuda.pooling3d:avg_pool3d"), name="cuda")
 add_kernel("avg_pool3d_grad", "gpu", ("float32", "float64"),
            LazyKernel("minipaddle.framework.kernels.cuda.pooling3d:avg_pool3d_grad"), name="cuda")
+
+# ---- sort, argsort, topk: bitonic sorts of every row (kernels/cuda/sorting.py) ----
+add_kernel("sort", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.sorting:sort"), name="cuda_bitonic")
+add_kernel("argsort", "gpu", ALL, LazyKernel("minipaddle.framework.kernels.cuda.sorting:argsort"), name="cuda_bitonic")
+add_kernel("topk", "gpu", NUMERIC, LazyKernel("minipaddle.framework.kernels.cuda.sorting:topk"), name="cuda_bitonic")
