@@ -51,7 +51,7 @@ def _both(fn):
 
 
 def test_conv3d_layers_train_on_the_gpu_as_on_the_cpu():
-    volume = RNG.standard_normal((1, 2, 4, 3, 3))
+    volume = RNG.standard_normal((1, 2, 3, 2, 3))
 
     def run():
         paddle.seed(3)
@@ -60,7 +60,7 @@ def test_conv3d_layers_train_on_the_gpu_as_on_the_cpu():
         down.to(dtype="float64")
         up.to(dtype="float64")
         x = paddle.to_tensor(volume, stop_gradient=False)
-        y = up(paddle.tanh(down(x)))
+        y = up(down(x))
         loss = (y * y).mean()
         loss.backward()
         return (str(y.place), y.numpy(), x.grad.numpy(), down.weight.grad.numpy(), down.bias.grad.numpy(),

@@ -55,11 +55,11 @@ def test_rows_too_long_for_shared_memory_sort_in_global_rounds(monkeypatch):
     # rows over SHARED_ROW (1024) take the one-launch-per-round path; the simulator runs a 2048-slot sort in
     # ~10 s, so shrink the limit and let tiny rows take it
     monkeypatch.setattr(sorting, "SHARED_ROW", 8)
-    x = RNG.integers(0, 6, (37, 3)).astype(np.float64)
-    x[4, 1] = x[20, 1] = np.nan
+    x = RNG.integers(0, 6, (13, 2)).astype(np.float64)
+    x[4, 1] = x[10, 1] = np.nan
     for descending in (False, True):
         check("sort", [x], {"axis": 0, "descending": descending})
-    check("topk", [RNG.standard_normal((2, 19))], {"k": 5, "axis": 1, "largest": False, "sorted": True})
+    check("topk", [RNG.standard_normal((1, 11))], {"k": 5, "axis": 1, "largest": False, "sorted": True})
 
 
 @pytest.mark.parametrize("k", [1, 4, 9])
