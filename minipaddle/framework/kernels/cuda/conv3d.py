@@ -30,26 +30,25 @@ from .strided import zeros
 def _source(i, channels, size, kernel, stride, pad, dilation, out):
     """Where element i of cols (N, C*kd*kh*kw, od*oh*ow) reads x (N, C, D, H, W): its flat index, or -1 in
     the padding. size, kernel, stride, pad (front, top, left), dilation and out are (depth, height, width)."""
-    column = i % (out[0] * out[1] * out[2])
+    length = out[0] * out[1] * out[2]
     taps = kernel[0] * kernel[1] * kernel[2]
-    row = (i // (out[0] * out[1] * out[2])) % (channels * taps)
-    n = i // (out[0] * out[1] * out[2] * channels * taps)
+    column = i % length
+    row = (i // length) % (channels * taps)
+    n = i // (length * channels * taps)
     c = row // taps
-    flat_index = n * channels + c
-    for d in range(3):
-        # the tap and the output position along dim d, last dim fastest
-        inner_taps = 1
-        inner_out = 1
-        for e in range(d + 1, 3):
-            inner_taps *= kernel[e]
-            inner_out *= out[e]
-        tap = (row // inner_taps) % kernel[d]
-        position = (column // inner_out) % out[d]
-        at = position * stride[d] - pad[d] + tap * dilation[d]
-        if at < 0 or at >= size[d]:
-            return -1
-        flat_index = flat_index * size[d] + at
-    return flat_index
+    # the output position (oz, oy, ox) and the tap (a, b, e), last dim fastest
+    ox = column % out[2]
+    oy = (column // out[2]) % out[1]
+    oz = column // (out[2] * out[1])
+    e = row % kernel[2]
+    b = (row // kernel[2]) % kernel[1]
+    a = (row // (kernel[2] * kernel[1])) % kernel[0]
+    z = oz * stride[0] - pad[0] + a * dilation[0]
+    y = oy * stride[1] - pad[1] + b * dilation[1]
+    x = ox * stride[2] - pad[2] + e * dilation[2]
+    if z < 0 or z >= size[0] or y < 0 or y >= size[1] or x < 0 or x >= size[2]:
+        return -1
+    return (((n * channels + c) * size[0] + z) * size[1] + y) * size[2] + x
 
 
 @cuda.jit(cache=True)

@@ -36,8 +36,13 @@ def _window(i, size, kernel, stride, pad, out):
     d0 = z * stride[0] - pad[0]
     h0 = y * stride[1] - pad[1]
     w0 = x * stride[2] - pad[2]
-    d1, h1, w1 = min(d0 + kernel[0], size[0]), min(h0 + kernel[1], size[1]), min(w0 + kernel[2], size[2])
-    d0, h0, w0 = max(d0, 0), max(h0, 0), max(w0, 0)
+    # clipped with conditionals: builtin min/max of two ints failed to compile for CUDA (compile_ptx, numba 0.68)
+    d1 = d0 + kernel[0] if d0 + kernel[0] < size[0] else size[0]
+    h1 = h0 + kernel[1] if h0 + kernel[1] < size[1] else size[1]
+    w1 = w0 + kernel[2] if w0 + kernel[2] < size[2] else size[2]
+    d0 = d0 if d0 > 0 else 0
+    h0 = h0 if h0 > 0 else 0
+    w0 = w0 if w0 > 0 else 0
     inside = (d1 - d0) * (h1 - h0) * (w1 - w0)
     return plane, d0, d1, h0, h1, w0, w1, inside
 
