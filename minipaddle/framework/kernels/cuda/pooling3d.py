@@ -36,7 +36,7 @@ def _window(i, size, kernel, stride, pad, out):
     d0 = z * stride[0] - pad[0]
     h0 = y * stride[1] - pad[1]
     w0 = x * stride[2] - pad[2]
-    # clipped with conditionals: builtin min/max of two ints failed to compile for CUDA (compile_ptx, numba 0.68)
+    # conditionals, not min/max: without a GPU, cuda.compile_ptx (the offline check) cannot type builtin min/max
     d1 = d0 + kernel[0] if d0 + kernel[0] < size[0] else size[0]
     h1 = h0 + kernel[1] if h0 + kernel[1] < size[1] else size[1]
     w1 = w0 + kernel[2] if w0 + kernel[2] < size[2] else size[2]
