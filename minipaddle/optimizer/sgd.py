@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..framework.registry import LazyKernel
 from ..framework.tensor import Tensor
 from . import gpu_update
 from .optimizer import Optimizer
+
+_sgd_step = LazyKernel("minipaddle.framework.kernels.cpu.optimizer_updates:sgd_step")
 
 __all__ = ["SGD"]
 
@@ -28,4 +31,8 @@ class SGD(Optimizer):
         if type(p) is not np.ndarray and gpu_update.on_gpu(p):
             gpu_update.sgd_step(p, grad, lr)
             return
-        p -= lr * grad
+        if p.flags.c_contiguous and grad.flags.c_contiguous and grad.dtype == p.dtype and p.dtype.kind == "f" \
+                and p.dtype.itemsize >= 4:
+            _sgd_step(p, grad, lr)  # one pass, no temporary
+        else:
+            p -= lr * grad
