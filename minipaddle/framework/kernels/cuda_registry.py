@@ -245,7 +245,9 @@ add_kernel("remainder", "gpu", ("int32", "int64"),
 # loss.py) ----
 CONV_FLOATS = ("float32", "float64")
 add_kernel("conv2d", "gpu", CONV_FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.conv:conv2d"),
-           name="cuda_im2col")
+           name="cuda_im2col", priority=1)
+add_kernel("conv2d", "gpu", CONV_FLOATS, LazyKernel("minipaddle.framework.kernels.cuda.conv_direct:conv2d"),
+           name="cuda_direct")   # an autotune candidate: one thread per output, no column buffer
 add_kernel("conv2d_transpose", "gpu", CONV_FLOATS,
            LazyKernel("minipaddle.framework.kernels.cuda.conv:conv2d_transpose"), name="cuda_col2im")
 add_kernel("conv2d_grad_filter", "gpu", CONV_FLOATS,

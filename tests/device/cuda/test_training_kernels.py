@@ -8,20 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from .kernel_check import run_both
+from .kernel_check import check
 
 RNG = np.random.default_rng(11)
 
 
-def check(op_name: str, arrays, attrs: dict | None = None, rtol=1e-6, atol=1e-6):
-    """kernel_check.check for ops with one output or several (max_pool2d's (out, mask), batch_norm's three)."""
-    gpu, cpu = run_both(op_name, arrays, attrs or {})
-    many = isinstance(cpu, tuple)
-    assert isinstance(gpu, tuple) == many and (not many or len(gpu) == len(cpu)), op_name
-    for g, c in zip(gpu, cpu) if many else [(gpu, cpu)]:
-        got, c = g.copy_to_host(), np.asarray(c)
-        assert got.dtype == c.dtype and got.shape == c.shape, (op_name, got.dtype, c.dtype, got.shape, c.shape)
-        np.testing.assert_allclose(got, c, rtol=rtol, atol=atol, equal_nan=True, err_msg=f"{op_name} {attrs}")
 
 
 def _normal(*shape, dtype=np.float32):
@@ -47,6 +38,24 @@ def test_conv2d_and_its_gradients_match_the_cpu(x_shape, w_shape, strides, paddi
     dout = _normal(*conv2d_im2col(x, w, strides, paddings, dilations, groups).shape, dtype=dtype)
     check("conv2d_transpose", [dout, w], {**geometry, "output_size": x_shape[2:]}, rtol=1e-5, atol=1e-5)
     check("conv2d_grad_filter", [x, dout], {**geometry, "filter_size": w_shape[2:]}, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("x_shape, w_shape, strides, paddings, dilations, groups", CONV_CASES)
+def test_the_direct_conv2d_candidate_matches_the_cpu(x_shape, w_shape, strides, paddings, dilations, groups):
+    from numba import cuda
+
+    from minipaddle.framework.kernels.cpu.im2col import conv2d_im2col
+    from minipaddle.framework.kernels.cuda import conv_direct
+    x, w = _normal(*x_shape, dtype=np.float64), _normal(*w_shape, dtype=np.float64)
+    got = conv_direct.conv2d(cuda.to_device(x), cuda.to_device(w), strides, paddings, dilations, groups)
+    np.testing.assert_allclose(got.copy_to_host(), conv2d_im2col(x, w, strides, paddings, dilations, groups),
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_the_gpu_conv2d_candidates_are_im2col_first_then_direct():
+    from minipaddle.framework.registry import KernelKey, get_op
+    names = [k.name for k in get_op("conv2d").kernels[KernelKey("gpu", np.dtype("float32"))]]
+    assert names == ["cuda_im2col", "cuda_direct"]
 
 
 def test_conv2d_transpose_with_groups_to_a_larger_output():
