@@ -118,6 +118,31 @@ def to_device(array: np.ndarray):
     return cuda().to_device(np.ascontiguousarray(array).reshape(array.shape))  # 0-D stays 0-D
 
 
+STAGING_BUFFERS = 8      # pinned host buffers kept, by byte size (a DataLoader's fields: a few sizes)
+_staging: dict = {}
+
+
+def to_device_pinned(array: np.ndarray):
+    """A device copy of a host array made through a reused page-locked (pinned) host buffer.
+
+    The GPU's copy engine reads pinned memory directly; from ordinary (pageable) memory the driver
+    first copies through a bounce buffer of its own. DataLoader batches come this way: the same few
+    sizes every step, so each size's buffer is pinned once and reused (the copy to the device has
+    finished when this returns, so the next batch may overwrite it)."""
+    array = np.asarray(array)
+    if array.dtype.kind in "OUSV" or array.size == 0:
+        return to_device(array)
+    buffer = _staging.pop(array.nbytes, None)
+    if buffer is None:
+        if len(_staging) >= STAGING_BUFFERS:
+            del _staging[next(iter(_staging))]       # the least recently used size
+        buffer = cuda().pinned_array(array.nbytes, np.uint8)
+    _staging[array.nbytes] = buffer
+    staged = buffer.view(array.dtype).reshape(array.shape)
+    staged[...] = array
+    return cuda().to_device(staged)
+
+
 def to_host(array) -> np.ndarray:
     """A host copy of a device array (a numpy array is returned as it is)."""
     if type(array) is np.ndarray:

@@ -111,16 +111,17 @@ def convert_numpy(sample):
 
 def to_tensors(data, on_gpu: bool = False):
     """Numpy arrays (and Tensors) in a collated structure become Tensors; tuples become lists, as Paddle.
-    With `on_gpu`, each becomes a GPU tensor (one host-to-device copy per field; a GPU Tensor stays)."""
+    With `on_gpu`, each becomes a GPU tensor (one host-to-device copy per field, through a pinned host
+    buffer: gpu.to_device_pinned; a GPU Tensor stays)."""
     if isinstance(data, np.ndarray):
         if data.dtype not in _TENSOR_DTYPES:
             raise invalid_argument("DataLoader", f"a batch field has numpy dtype {data.dtype}, which a Tensor cannot "
                                                  "hold.", hint="return numbers or numeric arrays from the dataset.")
         if on_gpu:
-            return Tensor._wrap(gpu.to_device(data))
+            return Tensor._wrap(gpu.to_device_pinned(data))
         return Tensor._wrap(data if data.flags.c_contiguous else np.ascontiguousarray(data))
     if isinstance(data, Tensor):
-        return Tensor._wrap(gpu.to_device(data._data)) if on_gpu and type(data._data) is np.ndarray else data
+        return Tensor._wrap(gpu.to_device_pinned(data._data)) if on_gpu and type(data._data) is np.ndarray else data
     if isinstance(data, Mapping):
         return {key: to_tensors(v, on_gpu) for key, v in data.items()}
     if isinstance(data, (list, tuple)) and not hasattr(data, "_fields"):

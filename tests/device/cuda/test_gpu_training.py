@@ -16,6 +16,8 @@ import minipaddle.nn as nn
 import minipaddle.nn.functional as F
 from minipaddle.framework.errors import InvalidArgument
 
+from .kernel_check import on_device
+
 
 class SmallConvNet(nn.Layer):
     def __init__(self):
@@ -37,14 +39,6 @@ BATCHES = [(np.random.default_rng(step).standard_normal((2, 2, 4, 4)), np.array(
            for step in range(2)]
 
 
-def _on(device: str, fn):
-    paddle.set_device(device)
-    try:
-        return fn()
-    finally:
-        paddle.set_device("cpu")
-
-
 def _train(device: str, make_optimizer, dtype: str) -> dict:
     """Build SmallConvNet from seed 7 on `device` and train it on BATCHES; everything read back to numpy."""
     def train():
@@ -64,7 +58,7 @@ def _train(device: str, make_optimizer, dtype: str) -> dict:
         return {"losses": np.array(losses), "places": places,
                 "model": {k: v.numpy() for k, v in net.state_dict().items()},
                 "optimizer": _accumulators_by_structured_name(net, opt.state_dict())}
-    return _on(device, train)
+    return on_device(device, train)
 
 
 def _accumulators_by_structured_name(net: nn.Layer, state: dict) -> dict:
@@ -117,7 +111,7 @@ def test_clipping_by_value_and_by_norm_and_l1_decay_clip_gpu_gradients_as_the_cp
             (w * paddle.to_tensor(np.linspace(-3.0, 3.0, 6).reshape(3, 2))).sum().backward()
             paddle.optimizer.SGD(0.5, parameters=[w], weight_decay=decay, grad_clip=clip).step()
             return w.numpy(), str(w.place)
-        return _on(device, run)
+        return on_device(device, run)
     for clip, decay in ((nn.ClipGradByValue(1.0), paddle.regularizer.L1Decay(0.1)), (nn.ClipGradByNorm(2.0), None)):
         (gpu, gpu_place), (cpu, _) = step("gpu", clip, decay), step("cpu", clip, decay)
         assert gpu_place == "Place(gpu:0)"
@@ -134,7 +128,7 @@ def test_optimizer_state_loads_into_gpu_accumulators_in_place():
         assert str(velocity.place) == "Place(gpu:0)"
         opt.set_state_dict({name: np.full((2, 2), 4.0, np.float32)})
         return opt.state_dict()[name]
-    loaded = _on("gpu", run)
+    loaded = on_device("gpu", run)
     assert str(loaded.place) == "Place(gpu:0)"
     np.testing.assert_array_equal(loaded.numpy(), np.full((2, 2), 4.0, np.float32))
 
@@ -152,7 +146,7 @@ def test_an_update_of_a_gpu_parameter_is_reported_with_its_norms():
         finally:
             stop()
         return w.numpy()
-    np.testing.assert_allclose(_on("gpu", run), [[0.7, 1.0], [1.0, 0.6]])
+    np.testing.assert_allclose(on_device("gpu", run), [[0.7, 1.0], [1.0, 0.6]])
     (event,) = events
     assert (event.optimizer, event.lr) == ("SGD", 0.1)
     np.testing.assert_allclose([event.grad_norm, event.update_norm], [5.0, 0.5])
@@ -168,7 +162,7 @@ def test_initializers_fill_a_gpu_parameter_with_the_cpus_draws():
         drawn = w.numpy().copy()   # on the CPU numpy() shares the storage Assign overwrites
         nn.initializer.Assign(paddle.to_tensor(np.arange(6.0).reshape(2, 3)))(w)   # from a tensor of this device
         return first, drawn, w.numpy(), str(w.place)
-    (first, drawn, assigned, place), cpu = _on("gpu", run), _on("cpu", run)
+    (first, drawn, assigned, place), cpu = on_device("gpu", run), on_device("cpu", run)
     assert place == "Place(gpu:0)" and cpu[3] == "Place(cpu)"
     np.testing.assert_array_equal(first, np.full((2, 3), 2.0, np.float32))
     np.testing.assert_array_equal(drawn, cpu[1])
@@ -180,7 +174,7 @@ def test_a_model_built_under_set_device_gpu_has_the_cpu_models_values_on_the_gpu
     def build():
         paddle.seed(3)
         return SmallConvNet()
-    gpu, cpu = _on("gpu", build), _on("cpu", build)
+    gpu, cpu = on_device("gpu", build), on_device("cpu", build)
     for (name, g), (_, c) in zip(gpu.state_dict().items(), cpu.state_dict().items()):
         assert str(g.place) == "Place(gpu:0)" and str(c.place) == "Place(cpu)", name
         np.testing.assert_array_equal(g.numpy(), c.numpy(), err_msg=name)
@@ -248,14 +242,14 @@ def test_functional_batch_norm_on_the_gpu_updates_the_running_stats_in_their_sto
         out = F.batch_norm(paddle.to_tensor(x), mean, var, training=True, momentum=0.8)  # no weight, no bias
         assert mean._data is storage[0] and var._data is storage[1] and str(out.place) == str(mean.place)
         return out.numpy(), mean.numpy(), var.numpy()
-    for gpu, cpu in zip(_on("gpu", run), _on("cpu", run)):
+    for gpu, cpu in zip(on_device("gpu", run), on_device("cpu", run)):
         np.testing.assert_allclose(gpu, cpu, rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(_on("gpu", run)[1], 0.2 * x.mean(axis=(0, 2, 3)), rtol=1e-12)
+    np.testing.assert_allclose(on_device("gpu", run)[1], 0.2 * x.mean(axis=(0, 2, 3)), rtol=1e-12)
 
 
 def test_layer_norm_without_weight_runs_on_the_gpu():
     x = np.random.default_rng(6).standard_normal((2, 5))
-    gpu = _on("gpu", lambda: F.layer_norm(paddle.to_tensor(x), 5).numpy())
+    gpu = on_device("gpu", lambda: F.layer_norm(paddle.to_tensor(x), 5).numpy())
     np.testing.assert_allclose(gpu, (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-5),
                                rtol=1e-10)
 
@@ -277,13 +271,29 @@ def test_a_dataloader_batch_lands_on_the_current_device():
     def first_batch(**kwargs):
         images, labels = next(iter(paddle.io.DataLoader(_Pairs(), batch_size=2, **kwargs)))
         return images, labels
-    images, labels = _on("gpu", first_batch)
+    images, labels = on_device("gpu", first_batch)
     assert str(images.place) == str(labels.place) == "Place(gpu:0)"
     assert labels.dtype == paddle.int64
     np.testing.assert_array_equal(images.numpy(), _Pairs().images[:2])
-    images, _ = _on("gpu", lambda: first_batch(places=paddle.CPUPlace()))  # places= wins
+    images, _ = on_device("gpu", lambda: first_batch(places=paddle.CPUPlace()))  # places= wins
     assert str(images.place) == "Place(cpu)"
     assert str(first_batch()[0].place) == "Place(cpu)"
+
+
+def test_batches_go_through_reused_pinned_buffers_and_keep_their_values():
+    from minipaddle.framework import gpu
+
+    def all_batches():
+        return list(paddle.io.DataLoader(_Pairs(), batch_size=2))   # two batches of the same sizes
+    gpu._staging.clear()
+    batches = on_device("gpu", all_batches)
+    assert len(gpu._staging) == 2   # one buffer per field size (images, labels), reused by the second batch
+    for k, (images, labels) in enumerate(batches):   # the first batch was not overwritten by the second
+        np.testing.assert_array_equal(images.numpy(), _Pairs().images[2 * k:2 * k + 2])
+        np.testing.assert_array_equal(labels.numpy(), _Pairs().labels[2 * k:2 * k + 2])
+    for size in range(gpu.STAGING_BUFFERS + 2):      # a bounded number of buffers, the newest kept
+        gpu.to_device_pinned(np.zeros(size + 1, np.float32))
+    assert len(gpu._staging) == gpu.STAGING_BUFFERS and 4 * (gpu.STAGING_BUFFERS + 2) in gpu._staging
 
 
 def test_a_tensor_dataset_of_gpu_tensors_batches_on_the_gpu():
@@ -292,7 +302,7 @@ def test_a_tensor_dataset_of_gpu_tensors_batches_on_the_gpu():
     def batches():
         dataset = paddle.io.TensorDataset([paddle.to_tensor(x), paddle.to_tensor(y)])
         return [(a.numpy(), b.numpy(), str(a.place)) for a, b in paddle.io.DataLoader(dataset, batch_size=4)]
-    got = _on("gpu", batches)
+    got = on_device("gpu", batches)
     assert [place for _, _, place in got] == ["Place(gpu:0)"] * 2
     np.testing.assert_array_equal(np.concatenate([a for a, _, _ in got]), x)
     np.testing.assert_array_equal(np.concatenate([b for _, b, _ in got]), y)
@@ -307,7 +317,7 @@ def test_paddle_model_fit_trains_on_the_gpu_as_on_the_cpu():
         model.prepare(paddle.optimizer.Momentum(0.1, parameters=net.parameters()), nn.CrossEntropyLoss())
         model.fit(_Pairs(), batch_size=2, epochs=1, verbose=0, shuffle=False)
         return {k: (v.numpy(), str(v.place)) for k, v in net.state_dict().items()}
-    gpu, cpu = _on("gpu", fit), _on("cpu", fit)
+    gpu, cpu = on_device("gpu", fit), on_device("cpu", fit)
     for name, (value, place) in cpu.items():
         assert gpu[name][1] == "Place(gpu:0)" and place == "Place(cpu)"
         np.testing.assert_allclose(gpu[name][0], value, rtol=1e-10, atol=1e-12, err_msg=name)
