@@ -19,8 +19,26 @@ def run_both(op_name: str, arrays, attrs: dict):
 
 
 def check(op_name: str, arrays, attrs: dict | None = None, rtol=1e-6, atol=1e-6):
+    """Every output of the op's GPU kernel equals the CPU kernel's: dtype, shape and values within
+    rtol/atol (0 and 0: exactly), NaNs where the CPU has them."""
     gpu, cpu = run_both(op_name, arrays, attrs or {})
-    got = gpu.copy_to_host()
-    cpu = np.asarray(cpu)
-    assert got.dtype == cpu.dtype and got.shape == cpu.shape, (op_name, got.dtype, cpu.dtype, got.shape, cpu.shape)
-    np.testing.assert_allclose(got, cpu, rtol=rtol, atol=atol, equal_nan=True, err_msg=f"{op_name} {attrs}")
+    many = isinstance(cpu, tuple)
+    assert isinstance(gpu, tuple) == many and (not many or len(gpu) == len(cpu)), op_name
+    for g, c in zip(gpu, cpu) if many else [(gpu, cpu)]:
+        got, c = g.copy_to_host(), np.asarray(c)
+        assert got.dtype == c.dtype and got.shape == c.shape, (op_name, got.dtype, c.dtype, got.shape, c.shape)
+        np.testing.assert_allclose(got, c, rtol=rtol, atol=atol, equal_nan=True, err_msg=f"{op_name} {attrs}")
+
+
+def on_device(device: str, fn):
+    """fn() with `device` current (paddle.set_device), then back on the CPU."""
+    minipaddle.set_device(device)
+    try:
+        return fn()
+    finally:
+        minipaddle.set_device("cpu")
+
+
+def gpu_and_cpu(fn):
+    """(fn() on the GPU, fn() on the CPU): one piece of user code run on either device."""
+    return on_device("gpu", fn), fn()

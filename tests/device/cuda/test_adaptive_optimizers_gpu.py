@@ -13,16 +13,10 @@ import minipaddle as paddle
 import minipaddle.nn as nn
 from minipaddle.framework.errors import Unimplemented
 
+from .kernel_check import on_device
+
 X = np.random.default_rng(0).standard_normal((4, 3))
 Y = np.random.default_rng(1).standard_normal((4, 2))
-
-
-def _on(device: str, fn):
-    paddle.set_device(device)
-    try:
-        return fn()
-    finally:
-        paddle.set_device("cpu")
 
 
 def _train(device: str, make_optimizer, dtype: str) -> dict:
@@ -45,7 +39,7 @@ def _train(device: str, make_optimizer, dtype: str) -> dict:
             state[names[owner] + name[len(owner):]] = (value.numpy(), str(value.place))
         return {"losses": np.array(losses), "params": {k: v.numpy() for k, v in net.state_dict().items()},
                 "places": {str(p.place) for p in net.parameters()}, "state": state}
-    return _on(device, train)
+    return on_device(device, train)
 
 
 OPTIMIZERS = {
@@ -101,7 +95,7 @@ def test_lbfgs_steps_gpu_parameters_as_on_the_cpu():
             for _ in range(2):
                 opt.step(closure)
             return w.numpy(), str(w.place)
-        return _on(device, fit)
+        return on_device(device, fit)
     (gpu, place), (cpu, _) = run("gpu"), run("cpu")
     assert place == "Place(gpu:0)"
     np.testing.assert_allclose(gpu, cpu, rtol=1e-12)
@@ -125,4 +119,4 @@ def test_an_optimizer_without_a_gpu_update_says_so():
         NumpyOnlySGD(0.1, parameters=[w]).step()
     with pytest.raises(Unimplemented, match=r"NumpyOnlySGD: parameter '.*' lives on the GPU, and NumpyOnlySGD has "
                                             r"no GPU update yet"):
-        _on("gpu", run)
+        on_device("gpu", run)

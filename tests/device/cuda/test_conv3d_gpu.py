@@ -9,7 +9,7 @@ import pytest
 import minipaddle as paddle
 import minipaddle.nn as nn
 
-from .kernel_check import check
+from .kernel_check import check, gpu_and_cpu
 
 RNG = np.random.default_rng(7)
 
@@ -41,15 +41,6 @@ def test_conv3d_transpose_with_groups_to_a_larger_output():
                                        "groups": 2, "output_size": (4, 3, 3)}, rtol=1e-12, atol=1e-12)
 
 
-def _both(fn):
-    paddle.set_device("gpu")
-    try:
-        gpu = fn()
-    finally:
-        paddle.set_device("cpu")
-    return gpu, fn()
-
-
 def test_conv3d_layers_train_on_the_gpu_as_on_the_cpu():
     volume = RNG.standard_normal((1, 2, 3, 2, 3))
 
@@ -65,7 +56,7 @@ def test_conv3d_layers_train_on_the_gpu_as_on_the_cpu():
         loss.backward()
         return (str(y.place), y.numpy(), x.grad.numpy(), down.weight.grad.numpy(), down.bias.grad.numpy(),
                 up.weight.grad.numpy())
-    gpu, cpu = _both(run)
+    gpu, cpu = gpu_and_cpu(run)
     assert gpu[0] == "Place(gpu:0)"
     for g, c in zip(gpu[1:], cpu[1:]):
         np.testing.assert_allclose(g, c, rtol=1e-10, atol=1e-12)

@@ -8,16 +8,9 @@ import minipaddle as paddle
 import minipaddle.nn as nn
 import minipaddle.nn.functional as F
 
+from .kernel_check import gpu_and_cpu
+
 RNG = np.random.default_rng(3)
-
-
-def _both(fn):
-    paddle.set_device("gpu")
-    try:
-        gpu = fn()
-    finally:
-        paddle.set_device("cpu")
-    return gpu, fn()
 
 
 def test_label_losses_with_ignored_rows_weights_and_smoothing_on_the_gpu():
@@ -34,7 +27,7 @@ def test_label_losses_with_ignored_rows_weights_and_smoothing_on_the_gpu():
                 + F.cross_entropy(x, paddle.to_tensor(np.array([0, 3, 2, 1, 2])), label_smoothing=0.1))
         loss.backward()
         return float(loss), x.grad.numpy(), str(loss.place)
-    gpu, cpu = _both(run)
+    gpu, cpu = gpu_and_cpu(run)
     assert gpu[2] == "Place(gpu:0)"
     np.testing.assert_allclose(gpu[0], cpu[0], rtol=1e-10)
     np.testing.assert_allclose(gpu[1], cpu[1], rtol=1e-9, atol=1e-12)
@@ -54,7 +47,7 @@ def test_lstm_and_gru_with_sequence_lengths_on_the_gpu():
         out2, h2 = gru(x)
         (out.sum() + h.sum() + out2.sum() + h2.sum()).backward()
         return out.numpy(), out2.numpy(), lstm.weight_ih_l0.grad.numpy(), str(out.place)
-    gpu, cpu = _both(run)
+    gpu, cpu = gpu_and_cpu(run)
     assert gpu[3] == "Place(gpu:0)"
     for g, c in zip(gpu[:3], cpu[:3]):
         np.testing.assert_allclose(g, c, rtol=1e-9, atol=1e-12)

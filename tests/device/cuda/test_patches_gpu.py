@@ -8,7 +8,7 @@ import pytest
 import minipaddle as paddle
 import minipaddle.nn as nn
 
-from .kernel_check import check
+from .kernel_check import check, gpu_and_cpu
 
 RNG = np.random.default_rng(5)
 
@@ -42,15 +42,6 @@ def test_fold_adds_overlapping_windows():
     np.testing.assert_array_equal(got.ravel(), [1.0, 2.0, 2.0, 1.0])
 
 
-def _both(fn):
-    paddle.set_device("gpu")
-    try:
-        gpu = fn()
-    finally:
-        paddle.set_device("cpu")
-    return gpu, fn()
-
-
 def test_unfold_then_fold_layers_differentiate_on_the_gpu_as_on_the_cpu():
     images = RNG.standard_normal((2, 2, 5, 5))
 
@@ -62,7 +53,7 @@ def test_unfold_then_fold_layers_differentiate_on_the_gpu_as_on_the_cpu():
         loss = (back * back).sum()
         loss.backward()
         return str(back.place), back.numpy(), x.grad.numpy()
-    gpu, cpu = _both(run)
+    gpu, cpu = gpu_and_cpu(run)
     assert gpu[0] == "Place(gpu:0)"
     np.testing.assert_allclose(gpu[1], cpu[1], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(gpu[2], cpu[2], rtol=1e-12, atol=1e-12)

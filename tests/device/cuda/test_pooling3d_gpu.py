@@ -2,26 +2,20 @@
 differentiating on the GPU as on the CPU."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
 import minipaddle as paddle
 import minipaddle.nn as nn
 
-from .kernel_check import run_both
+from . import kernel_check
+from .kernel_check import gpu_and_cpu
+
+check = functools.partial(kernel_check.check, rtol=1e-12, atol=1e-12)  # float64 windows: the CPU's values to rounding
 
 RNG = np.random.default_rng(13)
-
-
-def check(op_name: str, arrays, attrs: dict, tol=1e-12):
-    """Every output of the op's GPU kernel equals the CPU kernel's: same dtype, shape and values."""
-    gpu, cpu = run_both(op_name, arrays, attrs)
-    if not isinstance(cpu, tuple):
-        gpu, cpu = (gpu,), (cpu,)
-    for g, c in zip(gpu, cpu):
-        got, c = g.copy_to_host(), np.asarray(c)
-        assert got.dtype == c.dtype and got.shape == c.shape, (op_name, got.dtype, c.dtype, got.shape, c.shape)
-        np.testing.assert_allclose(got, c, rtol=tol, atol=tol, equal_nan=True, err_msg=f"{op_name} {attrs}")
 
 
 # (x shape, kernel_size, strides, paddings (front, back, top, bottom, left, right), ceil_mode)
@@ -41,7 +35,7 @@ def test_max_pool3d_and_its_gradient_match_the_cpu(x_shape, kernel_size, strides
     from minipaddle.framework.kernels.cpu.pooling3d import max_pool3d_kernel
     out, mask = max_pool3d_kernel(x, **geometry)
     dout = RNG.standard_normal(out.shape).astype(dtype)
-    check("max_pool3d_grad", [dout, mask], {"input_size": x_shape[2:]}, tol=1e-6)
+    check("max_pool3d_grad", [dout, mask], {"input_size": x_shape[2:]}, rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("x_shape, kernel_size, strides, paddings, ceil_mode", CASES)
@@ -68,15 +62,6 @@ def test_max_pool3d_keeps_the_first_of_tied_maxima_and_skips_nans_as_the_cpu():
     assert out.copy_to_host().item() == 0.0 and mask.copy_to_host().item() == 0
 
 
-def _both(fn):
-    paddle.set_device("gpu")
-    try:
-        gpu = fn()
-    finally:
-        paddle.set_device("cpu")
-    return gpu, fn()
-
-
 def test_pool3d_layers_differentiate_on_the_gpu_as_on_the_cpu():
     volume = RNG.standard_normal((1, 2, 4, 5, 4))
 
@@ -87,7 +72,7 @@ def test_pool3d_layers_differentiate_on_the_gpu_as_on_the_cpu():
         loss = (peaks * peaks).sum() + (means * means).sum()
         loss.backward()
         return str(peaks.place), peaks.numpy(), mask.numpy(), means.numpy(), x.grad.numpy()
-    gpu, cpu = _both(run)
+    gpu, cpu = gpu_and_cpu(run)
     assert gpu[0] == "Place(gpu:0)"
     np.testing.assert_array_equal(gpu[2], cpu[2])
     for g, c in zip(gpu[1:], cpu[1:]):

@@ -9,6 +9,8 @@ from numba import cuda
 import minipaddle as paddle
 from minipaddle.framework.kernels.cuda import random as R
 
+from .kernel_check import on_device
+
 U = np.uint64
 
 
@@ -89,14 +91,6 @@ def test_rrelu_draws_slopes_for_negative_inputs_only():
     np.testing.assert_allclose(noise.copy_to_host()[x < 0], 0.2)
 
 
-def _on(device: str, fn):
-    paddle.set_device(device)
-    try:
-        return fn()
-    finally:
-        paddle.set_device("cpu")
-
-
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("axis", [None, [1]])
 def test_dropout_drops_the_same_units_on_the_cpu_and_the_gpu_under_one_seed(dtype, axis):
@@ -109,7 +103,7 @@ def test_dropout_drops_the_same_units_on_the_cpu_and_the_gpu_under_one_seed(dtyp
         out = paddle.nn.functional.dropout(t, p=0.4, axis=axis)
         out.sum().backward()
         return out.numpy(), t.grad.numpy()
-    (gpu, gpu_grad), (cpu, cpu_grad) = _on("gpu", draw), _on("cpu", draw)
+    (gpu, gpu_grad), (cpu, cpu_grad) = on_device("gpu", draw), on_device("cpu", draw)
     np.testing.assert_array_equal(gpu == 0, cpu == 0)
     assert 0 < (cpu == 0).mean() < 1
     np.testing.assert_allclose(gpu, cpu, rtol=1e-6)
@@ -124,7 +118,7 @@ def test_alpha_dropout_and_rrelu_draw_the_same_numbers_on_the_cpu_and_the_gpu():
         t = paddle.to_tensor(x)
         return (paddle.nn.functional.alpha_dropout(t, p=0.3).numpy(),
                 paddle.nn.functional.rrelu(t, training=True).numpy())
-    (gpu_alpha, gpu_rrelu), (cpu_alpha, cpu_rrelu) = _on("gpu", draw), _on("cpu", draw)
+    (gpu_alpha, gpu_rrelu), (cpu_alpha, cpu_rrelu) = on_device("gpu", draw), on_device("cpu", draw)
     np.testing.assert_allclose(gpu_alpha, cpu_alpha, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(gpu_rrelu, cpu_rrelu, rtol=1e-6)
     assert not np.allclose(cpu_rrelu[x < 0] / x[x < 0], cpu_rrelu[x < 0][0] / x[x < 0][0])  # slopes vary

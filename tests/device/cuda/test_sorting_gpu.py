@@ -3,6 +3,8 @@ for ties, NaNs where numpy puts them, every dtype; and paddle.sort/argsort/topk 
 as on the CPU."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from numba import cuda
@@ -10,20 +12,12 @@ from numba import cuda
 import minipaddle as paddle
 from minipaddle.framework.kernels.cuda import sorting
 
-from .kernel_check import run_both
+from . import kernel_check
+from .kernel_check import gpu_and_cpu
+
+check = functools.partial(kernel_check.check, rtol=0, atol=0)  # sorting moves values: exactly the CPU's
 
 RNG = np.random.default_rng(17)
-
-
-def check(op_name: str, arrays, attrs: dict):
-    """Every output of the op's GPU kernel is exactly the CPU kernel's: dtype, shape and values."""
-    gpu, cpu = run_both(op_name, arrays, attrs)
-    if not isinstance(cpu, tuple):
-        gpu, cpu = (gpu,), (cpu,)
-    for g, c in zip(gpu, cpu):
-        got, c = g.copy_to_host(), np.asarray(c)
-        assert got.dtype == c.dtype and got.shape == c.shape, (op_name, got.dtype, c.dtype, got.shape, c.shape)
-        np.testing.assert_array_equal(got, c, err_msg=f"{op_name} {attrs}")
 
 
 def _ties_and_nans():
@@ -79,15 +73,6 @@ def test_topk_ties_go_to_the_first_positions_and_nan_counts_as_largest():
     np.testing.assert_array_equal(indices.copy_to_host(), [[0, 5]])
 
 
-def _both(fn):
-    paddle.set_device("gpu")
-    try:
-        gpu = fn()
-    finally:
-        paddle.set_device("cpu")
-    return gpu, fn()
-
-
 def test_sort_argsort_and_topk_differentiate_on_the_gpu_as_on_the_cpu():
     data = RNG.standard_normal((3, 6))
     weights = RNG.standard_normal((3, 6))
@@ -100,7 +85,7 @@ def test_sort_argsort_and_topk_differentiate_on_the_gpu_as_on_the_cpu():
         loss = (ranked * paddle.to_tensor(weights)).sum() + (top * top).sum()
         loss.backward()
         return str(ranked.place), ranked.numpy(), top.numpy(), where.numpy(), order.numpy(), x.grad.numpy()
-    gpu, cpu = _both(run)
+    gpu, cpu = gpu_and_cpu(run)
     assert gpu[0] == "Place(gpu:0)"
     for g, c in zip(gpu[1:], cpu[1:]):
         np.testing.assert_allclose(g, c, rtol=1e-12, atol=1e-12)
