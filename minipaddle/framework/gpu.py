@@ -59,8 +59,13 @@ def _install_pool() -> None:
     strategy = flags.get_flags("FLAGS_allocator_strategy")["FLAGS_allocator_strategy"]
     if numba.config.ENABLE_CUDASIM or strategy != "auto_growth":
         return
-    from .kernels.cuda import memory_pool
-    memory_pool.install()
+    try:
+        from .kernels.cuda import memory_pool
+        memory_pool.install()
+    except (ImportError, AttributeError, RuntimeError) as exc:  # another numba-cuda's plugin interface
+        import warnings
+        warnings.warn(f"the GPU memory pool is off ({type(exc).__name__}: {exc}); every array comes from "
+                      "numba's own allocator.", RuntimeWarning, stacklevel=3)
 
 
 def device_count() -> int:

@@ -152,3 +152,15 @@ def test_the_profiler_memory_summary_shows_the_gpu_pool(monkeypatch, capsys):
     device = prof.result.profile_section()["memory"]["device"]["0"]
     assert (device["hits"], device["misses"], device["allocated"], device["reserved"]) == (1, 0, 4096, 4096)
     assert "GPU 0 memory (pool)" in text and "1 (100%)" in text
+
+
+def test_a_numba_without_the_plugin_interface_leaves_the_pool_off_with_a_warning(monkeypatch):
+    from minipaddle.framework import gpu
+    from minipaddle.framework.kernels.cuda import memory_pool
+
+    def refuse():
+        raise RuntimeError("EMM Plugin interface has version 2 - version 1 required")
+    monkeypatch.setattr(memory_pool, "install", refuse)
+    monkeypatch.setattr("numba.config.ENABLE_CUDASIM", 0)
+    with pytest.warns(RuntimeWarning, match="the GPU memory pool is off .*version 2"):
+        gpu._install_pool()
