@@ -88,17 +88,20 @@ def p_norm(x, porder=2.0, axis=None, keepdim=False):
 
 
 # ---- linear algebra through matmul -----------------------------------------------------------------
-def _matmul(x, y):
-    """The matmul kernel the registry (or the autotuner) chose for this dtype."""
-    return registry.kernel_fn(registry.OPS["matmul"], registry.KernelKey("gpu", np.dtype(x.dtype)))(x, y)
+def chosen_matmul(x, y, transpose_x: bool = False, transpose_y: bool = False):
+    """x @ y by the GPU matmul kernel the registry (or the autotuner) chose for this dtype: what every
+    kernel written with a matrix product calls (conv, linear, interpolate, ...). The flags go as keywords,
+    as the op's attributes do (an autotuned kernel takes its positional arguments for arrays)."""
+    fn = registry.kernel_fn(registry.OPS["matmul"], registry.KernelKey("gpu", np.dtype(x.dtype)))
+    return fn(x, y, transpose_x=transpose_x, transpose_y=transpose_y)
 
 
 def bmm(x, y):
-    return _matmul(x, y)
+    return chosen_matmul(x, y)
 
 
 def mv(x, vec):
-    return _matmul(x, vec)
+    return chosen_matmul(x, vec)
 
 
 def dot(x, y):

@@ -19,11 +19,10 @@ Every function has the CPU kernel's signature and takes and returns C-contiguous
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import cuda
 
-from ... import registry
 from . import reduction as R
+from .composed import chosen_matmul
 from .launch import THREADS, blocks_for, flat, launch
 from .strided import zeros
 
@@ -95,13 +94,6 @@ def col2im(cols, shape: tuple, kh: int, kw: int, strides, paddings, dilations, o
     return x
 
 
-def _matmul(x, y, transpose_x: bool = False, transpose_y: bool = False):
-    """The matmul kernel the registry (or the autotuner) chose for this dtype; the flags go as keywords,
-    as the op's attributes do (an autotuned kernel takes its positional arguments for arrays)."""
-    fn = registry.kernel_fn(registry.OPS["matmul"], registry.KernelKey("gpu", np.dtype(x.dtype)))
-    return fn(x, y, transpose_x=transpose_x, transpose_y=transpose_y)
-
-
 # ---- the kernels the registry calls (attrs as in framework/ops/conv.py) ------------------------------
 def conv2d(x, weight, strides=(1, 1), paddings=(0, 0, 0, 0), dilations=(1, 1), groups=1):
     """out (N, OC, OH, OW) = weight (OC, C/G, kh, kw) convolved with x (N, C, H, W)."""
@@ -109,7 +101,7 @@ def conv2d(x, weight, strides=(1, 1), paddings=(0, 0, 0, 0), dilations=(1, 1), g
     oc, cg, kh, kw = (int(s) for s in weight.shape)
     cols, oh, ow = im2col(x, kh, kw, strides, paddings, dilations)
     w = weight.reshape(groups, oc // groups, cg * kh * kw)
-    out = _matmul(w, cols.reshape(n, groups, cg * kh * kw, oh * ow))   # (N, G, OC/G, L): NCHW already
+    out = chosen_matmul(w, cols.reshape(n, groups, cg * kh * kw, oh * ow))   # (N, G, OC/G, L): NCHW already
     return out.reshape(n, oc, oh, ow)
 
 
@@ -120,7 +112,7 @@ def conv2d_transpose(x, weight, strides=(1, 1), paddings=(0, 0, 0, 0), dilations
     n, c, h, w_in = (int(s) for s in x.shape)
     _, ocg, kh, kw = (int(s) for s in weight.shape)
     w = weight.reshape(groups, c // groups, ocg * kh * kw)
-    cols = _matmul(w, x.reshape(n, groups, c // groups, h * w_in), transpose_x=True)  # (N, G, OC/G*kh*kw, H*W)
+    cols = chosen_matmul(w, x.reshape(n, groups, c // groups, h * w_in), transpose_x=True)  # (N, G, OC/G*kh*kw, H*W)
     shape = (n, ocg * groups, int(output_size[0]), int(output_size[1]))
     return col2im(cols.reshape(n, groups * ocg * kh * kw, h * w_in), shape, kh, kw, strides, paddings,
                   dilations, h, w_in)
@@ -135,5 +127,5 @@ def conv2d_grad_filter(x, dout, strides=(1, 1), paddings=(0, 0, 0, 0), dilations
     cols, oh, ow = im2col(x, kh, kw, strides, paddings, dilations)
     cgk = (c // groups) * kh * kw
     d = dout.reshape(n, groups, oc // groups, oh * ow)
-    per_image = _matmul(d, cols.reshape(n, groups, cgk, oh * ow), transpose_y=True)  # (N, G, OC/G, C/G*kh*kw)
+    per_image = chosen_matmul(d, cols.reshape(n, groups, cgk, oh * ow), transpose_y=True)  # (N, G, OC/G, C/G*kh*kw)
     return R.sum(per_image, (0,), False).reshape(oc, c // groups, kh, kw)

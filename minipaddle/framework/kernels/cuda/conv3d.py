@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from ... import registry
 from . import reduction as R
+from .composed import chosen_matmul
 from .launch import THREADS, blocks_for, flat, launch
 from .strided import zeros
 
@@ -103,12 +103,6 @@ def col2vol(cols, shape: tuple, kernel, strides, paddings, dilations, out: tuple
     return x
 
 
-def _matmul(x, y, transpose_x: bool = False, transpose_y: bool = False):
-    """The matmul kernel the registry (or the autotuner) chose for this dtype, flags as keywords (conv.py's)."""
-    fn = registry.kernel_fn(registry.OPS["matmul"], registry.KernelKey("gpu", np.dtype(x.dtype)))
-    return fn(x, y, transpose_x=transpose_x, transpose_y=transpose_y)
-
-
 # ---- the kernels the registry calls (attrs as in framework/ops/conv3d.py) ----------------------------
 def conv3d(x, weight, strides=(1, 1, 1), paddings=(0,) * 6, dilations=(1, 1, 1), groups=1):
     """out (N, OC, OD, OH, OW) = weight (OC, C/G, kd, kh, kw) convolved with x (N, C, D, H, W)."""
@@ -118,7 +112,7 @@ def conv3d(x, weight, strides=(1, 1, 1), paddings=(0,) * 6, dilations=(1, 1, 1),
     cols, out = vol2col(x, kernel, strides, paddings, dilations)
     rows = cg * kernel[0] * kernel[1] * kernel[2]
     w = weight.reshape(groups, oc // groups, rows)
-    result = _matmul(w, cols.reshape(n, groups, rows, int(cols.shape[2])))   # (N, G, OC/G, L): NCDHW already
+    result = chosen_matmul(w, cols.reshape(n, groups, rows, int(cols.shape[2])))   # (N, G, OC/G, L): NCDHW already
     return result.reshape((n, oc) + out)
 
 
@@ -133,7 +127,7 @@ def conv3d_transpose(x, weight, strides=(1, 1, 1), paddings=(0,) * 6, dilations=
     taps = kernel[0] * kernel[1] * kernel[2]
     length = grid[0] * grid[1] * grid[2]
     w = weight.reshape(groups, c // groups, ocg * taps)
-    cols = _matmul(w, x.reshape(n, groups, c // groups, length), transpose_x=True)  # (N, G, OC/G*taps, L)
+    cols = chosen_matmul(w, x.reshape(n, groups, c // groups, length), transpose_x=True)  # (N, G, OC/G*taps, L)
     shape = (n, ocg * groups) + tuple(int(s) for s in output_size)
     return col2vol(cols.reshape(n, groups * ocg * taps, length), shape, kernel, strides, paddings, dilations, grid)
 
@@ -148,5 +142,5 @@ def conv3d_grad_filter(x, dout, strides=(1, 1, 1), paddings=(0,) * 6, dilations=
     length = out[0] * out[1] * out[2]
     cgk = (c // groups) * kernel[0] * kernel[1] * kernel[2]
     d = dout.reshape(n, groups, oc // groups, length)
-    per_image = _matmul(d, cols.reshape(n, groups, cgk, length), transpose_y=True)  # (N, G, OC/G, C/G*taps)
+    per_image = chosen_matmul(d, cols.reshape(n, groups, cgk, length), transpose_y=True)  # (N, G, OC/G, C/G*taps)
     return R.sum(per_image, (0,), False).reshape((oc, c // groups) + kernel)

@@ -15,10 +15,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from ... import gpu, registry
+from ... import gpu
 from ...ops.nn_activation import prelu_weight_shape
 from ...ops.nn_ops import spatial_axes, interp_matrix
 from . import elementwise as E
+from .composed import chosen_matmul
 from .reduction import permute
 from .strided import full, reshaped, scalar_of
 
@@ -31,10 +32,6 @@ def _device_matrix(n_in: int, n_out: int, scale: float, mode: str, align_corners
     return gpu.to_device(np.ascontiguousarray(A if transpose else A.T))
 
 
-def _matmul(x, y):
-    return registry.kernel_fn(registry.OPS["matmul"], registry.KernelKey("gpu", np.dtype(x.dtype)))(x, y)
-
-
 def _apply_along(x, right, axis: int):
     """x with dimension `axis` multiplied by `right` (n_in, n_out): that axis moved last, one matmul, moved back."""
     ndim = len(x.shape)
@@ -42,7 +39,7 @@ def _apply_along(x, right, axis: int):
     moved = permute(x, order) if axis != ndim - 1 else x
     lead = tuple(moved.shape)[:-1]  # a plain tuple: the simulator's shapes take no negative index
     rows = int(np.prod(lead, dtype=np.int64))
-    out = reshaped(_matmul(reshaped(moved, (rows, x.shape[axis])), right), lead + (tuple(right.shape)[1],))
+    out = reshaped(chosen_matmul(reshaped(moved, (rows, x.shape[axis])), right), lead + (tuple(right.shape)[1],))
     if axis == ndim - 1:
         return out
     back = tuple(order.index(d) for d in range(ndim))
