@@ -40,7 +40,6 @@ adadelta_init_state = LazyKernel(_ADAPTIVE + "adadelta_init_state")
 adadelta_step = LazyKernel(_ADAPTIVE + "adadelta_step")
 adamax_init_state = LazyKernel(_ADAPTIVE + "adamax_init_state")
 adamax_step = LazyKernel(_ADAPTIVE + "adamax_step")
-lamb_init_state = LazyKernel(_ADAPTIVE + "lamb_init_state")
 lamb_step = LazyKernel(_ADAPTIVE + "lamb_step")
 
 

@@ -52,7 +52,7 @@ class Lamb(Optimizer):
 
     def _init_state(self, param: Tensor, group: dict) -> dict:
         if gpu_update.on_gpu(param._data):
-            return gpu_update.lamb_init_state(param._data, group)
+            return gpu_update.adam_init_state(param._data, group)  # Adam's accumulators
         data = param._data
         return {"moment1": np.zeros_like(data), "moment2": np.zeros_like(data),
                 "beta1_pow_acc": np.full([1], group["beta1"], data.dtype),

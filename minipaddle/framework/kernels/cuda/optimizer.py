@@ -86,11 +86,12 @@ def _adam(param, grad, moment1, moment2, moment2_max, amsgrad, beta1, rest1, bet
 
 
 def adam_init_state(data, group: dict) -> dict:
-    """The accumulators of a GPU parameter: zero moments on the device, the beta powers (1,) on the host."""
+    """The accumulators of a GPU parameter: zero moments on the device, the beta powers (1,) on the host
+    (Lamb keeps the same ones: its group has no amsgrad)."""
     shape, dtype = tuple(data.shape), np.dtype(data.dtype)
     state = {"moment1": zeros(shape, dtype), "moment2": zeros(shape, dtype),
              "beta1_pow_acc": np.full([1], group["beta1"], dtype), "beta2_pow_acc": np.full([1], group["beta2"], dtype)}
-    if group["amsgrad"]:
+    if group.get("amsgrad"):
         state["moment2_max"] = zeros(shape, dtype)
     return state
 

@@ -161,13 +161,6 @@ def _lamb_apply(param, r, p_square, r_square, lr):
         param[i] -= step * r[i]
 
 
-def lamb_init_state(data, group: dict) -> dict:
-    """Lamb's moments on the device, its beta powers (1,) on the host."""
-    shape, dtype = tuple(data.shape), np.dtype(data.dtype)
-    return {"moment1": zeros(shape, dtype), "moment2": zeros(shape, dtype),
-            "beta1_pow_acc": np.full([1], group["beta1"], dtype), "beta2_pow_acc": np.full([1], group["beta2"], dtype)}
-
-
 def lamb_step(p, grad, lr: float, state: dict, group: dict, decay: float) -> None:
     """One Lamb update of the device array `p` in place (optimizer/lamb.py's); `decay` is the weight decay
     this parameter takes (0 when exclude_from_weight_decay_fn excludes it)."""

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import math
 
+from ...ops.loss import LOG_FLOOR
 from .elementwise import FLOATS, CudaElementwiseKernel
 from .reduction import permute
 from .strided import reshaped
-
-LOG_FLOOR = -100.0  # as the CPU kernel (ops/loss.py): a log clamped here keeps x = 0 or 1 finite
 
 
 def _shuffled(x, blocks: tuple, order: tuple, shape: tuple):
@@ -46,7 +45,7 @@ def channel_shuffle(x, groups=1, data_format="NCHW"):
 
 
 def bce(x, label):
-    """-(label * log(x) + (1 - label) * log(1 - x)), each log clamped at -100."""
+    """-(label * log(x) + (1 - label) * log(1 - x)), each log clamped at LOG_FLOOR (-100) as on the CPU."""
     log_x = max(math.log(x), LOG_FLOOR) if x > 0 else LOG_FLOOR
     log_1mx = max(math.log1p(-x), LOG_FLOOR) if x < 1 else LOG_FLOOR
     return label * (log_1mx - log_x) - log_1mx
