@@ -12,10 +12,14 @@ from . import gpu
 from .registry import DEVICE_ARRAY_TYPES, OPS, run_kernel
 
 
+def placed_like(array: np.ndarray, like) -> object:
+    """The host array `array` on the backend of the array `like` (copied to the GPU when `like` is there)."""
+    return gpu.to_device(array) if type(like) in DEVICE_ARRAY_TYPES else array
+
+
 def full(shape: tuple, value, dtype: np.dtype, like) -> object:
     """An array of `shape` filled with `value`, on the backend of the array `like`."""
-    array = np.full(shape, value, dtype)
-    return gpu.to_device(array) if type(like) in DEVICE_ARRAY_TYPES else array
+    return placed_like(np.full(shape, value, dtype), like)
 
 
 def zeros_like(array) -> object:

@@ -17,7 +17,7 @@ from numbers import Number
 
 import numpy as np
 
-from ...framework import gpu
+from ...framework import arrays, gpu
 from ...framework.creation import ones_like
 from ...framework.dispatch import dispatch
 from ...framework.errors import invalid_argument
@@ -98,10 +98,8 @@ class _HardLabels:
     ignore_index), the labels with ignored rows set to class 0 (safe to index with), their count."""
 
     def __init__(self, op: str, label: Tensor, classes: int, ignore_index: int) -> None:
-        data = label._data
-        self.on_gpu = gpu.is_device_array(data)
-        if self.on_gpu:  # the labels are checked and indexed on the host; their constants go back (const)
-            data = gpu.to_host(data)
+        self._like = data = label._data
+        data = gpu.to_host(data)  # labels are checked and indexed on the host; their constants go back (const)
         check_label_values(op, data, classes, ignore_index)
         self.kept = data != ignore_index
         self.count = int(np.count_nonzero(self.kept))
@@ -110,7 +108,7 @@ class _HardLabels:
 
     def const(self, array: np.ndarray) -> Tensor:
         """A constant tensor of `array` where the labels live."""
-        return Tensor._wrap(gpu.to_device(array) if self.on_gpu else array)
+        return Tensor._wrap(arrays.placed_like(array, self._like))
 
     def mask(self, dtype) -> Tensor:
         """1.0 on kept rows, 0.0 on ignored ones, as a constant tensor."""

@@ -261,8 +261,7 @@ def _step_masks(sequence_length, steps: int, batch: int, like) -> list[Tensor]:
         raise invalid_argument("RNN", f"sequence_length has shape {list(lengths.shape)} and dtype {lengths.dtype}, "
                                       f"expected an int tensor of shape [{batch}] (one length per sequence).")
     inside = np.arange(steps)[:, None] < lengths[None, :]        # [steps, batch]
-    on_gpu = gpu.is_device_array(like)
-    return [Tensor._wrap(gpu.to_device(inside[t][:, None]) if on_gpu else inside[t][:, None]) for t in range(steps)]
+    return [Tensor._wrap(arrays.placed_like(inside[t][:, None], like)) for t in range(steps)]
 
 
 def _run_rnn(cell: RNNCellBase, inputs: Tensor, initial_states, sequence_length, time_major: bool,
