@@ -35,6 +35,13 @@ def import_paddle():
     return paddle
 
 
+def classification_data(shape: tuple, classes: int, seed: int = 0):
+    """A synthetic batch: float32 inputs of `shape` (normal) and one int64 label in [0, classes) per row."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(shape).astype(np.float32), rng.integers(0, classes, size=shape[0]).astype(np.int64)
+
+
 def sgd_classifier_step(paddle, model, xs, ys, lr: float):
     """(step, version): one cross-entropy SGD step of `model` on (xs, ys) in a Paddle-shaped API."""
     opt = paddle.optimizer.SGD(learning_rate=lr, parameters=model.parameters())

@@ -23,10 +23,7 @@ BATCH, LR = 64, 0.01
 
 
 def data(seed: int = 0):
-    import numpy as np
-    rng = np.random.default_rng(seed)
-    return (rng.standard_normal((BATCH, 1, 28, 28)).astype(np.float32),
-            rng.integers(0, 10, size=BATCH).astype(np.int64))
+    return harness.classification_data((BATCH, 1, 28, 28), 10, seed)
 
 
 def lenet(nn):

@@ -22,11 +22,7 @@ BATCH, N_IN, N_HIDDEN, N_OUT, LR = 128, 784, 256, 10, 0.01
 
 
 def data(seed: int = 0):
-    import numpy as np
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal((BATCH, N_IN)).astype(np.float32)
-    y = rng.integers(0, N_OUT, size=BATCH).astype(np.int64)
-    return x, y
+    return harness.classification_data((BATCH, N_IN), N_OUT, seed)
 
 
 def minipaddle_step():

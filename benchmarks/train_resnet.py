@@ -19,10 +19,7 @@ BATCH, LR = 32, 0.01
 
 
 def data(seed: int = 0):
-    import numpy as np
-    rng = np.random.default_rng(seed)
-    return (rng.standard_normal((BATCH, 3, 32, 32)).astype(np.float32),
-            rng.integers(0, 10, size=BATCH).astype(np.int64))
+    return harness.classification_data((BATCH, 3, 32, 32), 10, seed)
 
 
 def paddle_like_step(paddle):
