@@ -69,7 +69,29 @@ if "NUMBA_ENABLE_CUDASIM" in os.environ and os.environ["NUMBA_ENABLE_CUDASIM"] n
             return res
         kernelapi.FakeCUDAShared.array = array
 
+    def _thread_safe_module_swap() -> None:
+        """Each simulated call of a device function walks the function's module globals to swap
+        `cuda` for the fake module. A thread's first RuntimeWarning in that module (x / 0 in a
+        primitive) adds `__warningregistry__` to the same dict meanwhile, and the walk fails with
+        "dictionary changed size during iteration". Walk an atomic copy instead."""
+        from contextlib import contextmanager
+
+        from numba.cuda.simulator import kernel
+
+        @contextmanager
+        def swapped_cuda_module(fn, fake_cuda_module):
+            from numba import cuda
+            fn_globs = fn.__globals__
+            orig = {k: v for k, v in dict(fn_globs).items() if v is cuda}
+            fn_globs.update(dict.fromkeys(orig, fake_cuda_module))
+            try:
+                yield
+            finally:
+                fn_globs.update(orig)
+        kernel.swapped_cuda_module = swapped_cuda_module
+
     _thread_safe_shared_arrays()
+    _thread_safe_module_swap()
 
 
 def _why_not_runnable() -> str | None:
