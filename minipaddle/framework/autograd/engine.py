@@ -20,6 +20,7 @@ differentiable: double grad needs no extra code.
 from __future__ import annotations
 
 from heapq import heappop, heappush
+from sys import getrefcount
 from time import perf_counter_ns
 
 import numpy as np
@@ -30,6 +31,7 @@ from ..thread_modes import grad_enabled, set_grad
 from .node import AccumulateGrad
 
 Tensor = None  # set by tensor.py once the class exists (tensor.py imports this module)
+ZeroedGrad = None  # likewise
 
 
 def run_backward(outputs, grad_outputs, *, retain_graph: bool, create_graph: bool, inputs=None,
@@ -131,6 +133,7 @@ def backward(seeds, step, create_graph: bool) -> None:
                     else:
                         target_grads[index] = _sum_gradients(target_grads[index], g, create_graph)
                 i += 1
+            g = input_grads = None  # held here, a gradient would look shared to the next leaf's _sole_owner
     finally:
         set_grad(prev_mode)
 
@@ -364,11 +367,61 @@ def _accumulate_leaf(node: AccumulateGrad, g, create_graph: bool) -> None:
     if create_graph:
         tensor._grad = g if tensor._grad is None else tensor._grad + g
         return
-    if tensor._grad is None:
-        tensor._grad = type(g)._wrap(arrays.copy(g._data))
+    grad = tensor._grad
+    if grad is None:
+        tensor._grad = type(g)._wrap(g._data if _sole_owner(g) else arrays.copy(g._data))
         tensor._grad.stop_gradient = False   # Paddle: x.grad is a leaf that does not stop gradient
-    elif tensor._grad._node is not None:  # a grad kept from create_graph: stay out of place
-        tensor._grad = (tensor._grad + g).detach()
+    elif type(grad) is ZeroedGrad:  # cleared since the last backward: this gradient replaces the zeros
+        take = _sole_owner(g)  # (before g._data is loaded for the call: that would count as a holder)
+        grad._replace_zeros(g._data, take)
+    elif grad._node is not None:  # a grad kept from create_graph: stay out of place
+        tensor._grad = (grad + g).detach()
         tensor._grad.stop_gradient = False
     else:
-        arrays.add_into(tensor._grad._data, g._data)
+        arrays.add_into(grad._data, g._data)
+
+
+def _refs_of_a_loop_held_gradient() -> tuple[int, int, int]:
+    """What getrefcount reports in _sole_owner for a gradient only the backward loop holds -- the
+    Tensor (in the node's gradient list, passed down two calls), its array (also in a local), and a
+    base its view alone holds -- measured by the same calls, so the interpreter's own counting of
+    arguments and locals is part of the baseline."""
+    class Probe:
+        pass
+
+    def inner(g):
+        data = g._data
+        base = data.base
+        return getrefcount(g), getrefcount(data), getrefcount(base)
+
+    def middle(node, g):
+        return inner(g)
+
+    def outer(grads):
+        return middle(None, grads[0])
+
+    def gradient():
+        probe = Probe()
+        probe._data = np.empty(4).reshape(2, 2)
+        return probe
+    return outer([gradient()])
+
+
+_TENSOR_REFS, _ARRAY_REFS, _BASE_REFS = _refs_of_a_loop_held_gradient()
+
+
+def _sole_owner(g) -> bool:
+    """True when no one but the backward loop can reach g's storage, so a leaf's .grad may take the
+    array itself instead of a copy: a host array that owns its memory (or views all of a base nobody
+    else holds), C-contiguous and writeable, whose Tensor no hook, other edge or user holds."""
+    data = g._data
+    if type(data) is not np.ndarray or getrefcount(g) != _TENSOR_REFS or getrefcount(data) != _ARRAY_REFS:
+        return False
+    if not (data.flags.c_contiguous and data.flags.writeable and data.flags.aligned):
+        return False
+    base = data.base
+    while base is not None:  # a reshaped kernel output: its base must be whole and otherwise unheld
+        if type(base) is not np.ndarray or base.nbytes != data.nbytes or getrefcount(base) != _BASE_REFS:
+            return False
+        base = base.base
+    return True
