@@ -8,6 +8,10 @@ stride 2 and no padding (LeNet's, VGG's):
 
     out[p, y, x] = max of x[p, 2y : 2y+2, 2x : 2x+2]      (two input rows per output row)
 
+When the planes' height and width are even, the whole batch is one stack of row pairs, (N*C*OH, 2, W),
+and one loop runs over every output row (`max_pool_2x2_row_pairs`; `pool_2x2_row_pairs` without
+the mask): LeNet's 64x6x28x28 pool in 1.9x the time of copying its input.
+
 Any other geometry (padding, overlap, ceil_mode's partial windows, other sizes) runs
 `max_pool_window_plane`, the same select loop over the windows' [start, end) ranges.
 
@@ -30,7 +34,7 @@ the policy that keeps numba's threads and OpenBLAS's from fighting (`cpu_threads
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
 
 from ... import thread_modes
 from ...ops.pooling import pool_out_hw, pool_windows
@@ -74,6 +78,63 @@ def max_pool_2x2_plane(x, out, mask, p):
             if mask is not None:
                 where = (col + width + np.int32(bottom_right)) if down else (col + np.int32(top_right))
                 mask[p, y, k] = where + np.int32(2 * k)
+
+
+@njit(cache=True)
+def max_pool_2x2_row_pairs(pairs, out, mask, oh):
+    """out/mask for 2x2 windows with stride 2 over even-sized planes, the whole batch seen as one stack
+    of row pairs (pairs: (N*C*OH, 2, W), out/mask: (N*C*OH, OW), whole planes): one loop over every
+    output row, so 10x10 planes do not pay a call and a row setup per plane. The same tree of selects
+    as max_pool_2x2_plane; mask None: pool_2x2_row_pairs. (Rows counted from 0, not from a start
+    argument: with a start numba checks every index for wraparound, 49 -> 55 us.)"""
+    if mask is None:
+        pool_2x2_row_pairs(pairs, out)
+        return
+    width = np.int32(pairs.shape[2])
+    for r in range(out.shape[0]):
+        top = pairs[r, 0]
+        bottom = pairs[r, 1]
+        row_out = out[r]
+        col = np.int32(2 * (r % oh)) * width  # flat index of this row pair's first element in its plane
+        for k in range(row_out.shape[0]):
+            a0, a1 = top[2 * k], top[2 * k + 1]
+            b0, b1 = bottom[2 * k], bottom[2 * k + 1]
+            top_right = _beats(a1, a0)
+            bottom_right = _beats(b1, b0)
+            top_max = a1 if top_right else a0
+            bottom_max = b1 if bottom_right else b0
+            down = _beats(bottom_max, top_max)
+            row_out[k] = bottom_max if down else top_max
+            where = (col + width + np.int32(bottom_right)) if down else (col + np.int32(top_right))
+            mask[r, k] = where + np.int32(2 * k)
+
+
+@njit(cache=True)
+def pool_2x2_row_pairs(pairs, out):
+    """max_pool_2x2_row_pairs' values alone (pool2d): without the mask's bookkeeping the loop runs
+    near a copy's speed. 64x6x28x28: 49 us (a copy of the input: 26 us); 64x16x10x10: 28 us (copy:
+    9 us; the per-plane loops took 43)."""
+    for r in range(out.shape[0]):
+        top = pairs[r, 0]
+        bottom = pairs[r, 1]
+        row_out = out[r]
+        for k in range(row_out.shape[0]):
+            a0, a1 = top[2 * k], top[2 * k + 1]
+            b0, b1 = bottom[2 * k], bottom[2 * k + 1]
+            top_max = a1 if _beats(a1, a0) else a0
+            bottom_max = b1 if _beats(b1, b0) else b0
+            row_out[k] = bottom_max if _beats(bottom_max, top_max) else top_max
+
+
+@njit(cache=True, parallel=True)
+def max_pool_2x2_row_pairs_parallel(pairs, out, mask, oh, chunks):
+    planes = out.shape[0] // oh
+    for c in prange(chunks):  # whole planes per chunk: the mask's r % oh stays the row in the plane
+        first, last = oh * (planes * c // chunks), oh * (planes * (c + 1) // chunks)
+        if mask is None:
+            pool_2x2_row_pairs(pairs[first:last], out[first:last])
+        else:
+            max_pool_2x2_row_pairs(pairs[first:last], out[first:last], mask[first:last], oh)
 
 
 @njit(cache=True, inline="always")
@@ -283,6 +344,21 @@ def _geometry(x_hw, kernel_size, strides, paddings, ceil_mode):
 
 def _max_pool(x, kernel_size, strides, paddings, ceil_mode, parallel: bool, with_mask: bool = True):
     n, c, h, w = x.shape
+    if (h % 2 == 0 and w % 2 == 0 and h and w and tuple(kernel_size) == tuple(strides) == (2, 2)
+            and not any(paddings)):  # the commonest geometry, planes of even size: one stack of row pairs
+        rows, oh, ow = n * c * (h // 2), h // 2, w // 2
+        out = np.empty((n, c, oh, ow), x.dtype)
+        mask = np.empty((n, c, oh, ow), np.int32) if with_mask else None
+        if rows:
+            pairs = np.ascontiguousarray(x).reshape(rows, 2, w)
+            flat_mask = None if mask is None else mask.reshape(rows, ow)
+            if parallel:
+                max_pool_2x2_row_pairs_parallel(pairs, out.reshape(rows, ow), flat_mask, oh, get_num_threads())
+            elif flat_mask is None:
+                pool_2x2_row_pairs(pairs, out.reshape(rows, ow))
+            else:
+                max_pool_2x2_row_pairs(pairs, out.reshape(rows, ow), flat_mask, oh)
+        return out if mask is None else (out, mask)
     (oh, ow), windows, two_by_two = _geometry((h, w), kernel_size, strides, paddings, ceil_mode)
     out = np.empty((n * c, oh, ow), x.dtype)
     mask = np.empty((n * c, oh, ow), np.int32) if with_mask else None
