@@ -194,3 +194,31 @@ def keep_freed_pages() -> bool:
             done = False
     _malloc_prepared.append(done)
     return done
+
+
+def host_memory_counters() -> dict:
+    """This process's page faults so far (each a 4 KiB page the kernel had to hand over and zero:
+    memory that was not reused), the bytes malloc holds free for reuse (glibc's mallinfo2; None
+    elsewhere), and whether keep_freed_pages is on. The profiler reads it at both ends of a window."""
+    import resource
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    return {"page_faults": int(faults), "page_bytes": resource.getpagesize(),
+            "heap_free_bytes": _heap_free_bytes(), "keeps_freed_pages": bool(_malloc_prepared and _malloc_prepared[0])}
+
+
+def _heap_free_bytes() -> int | None:
+    import ctypes
+    import platform
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+        return None
+
+    class MallInfo2(ctypes.Structure):
+        _fields_ = [(name, ctypes.c_size_t) for name in
+                    ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+                     "fordblks", "keepcost")]
+    try:
+        mallinfo2 = ctypes.CDLL(None).mallinfo2
+    except (OSError, AttributeError):  # glibc before 2.33
+        return None
+    mallinfo2.restype = MallInfo2
+    return int(mallinfo2().fordblks)

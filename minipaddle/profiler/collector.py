@@ -26,7 +26,7 @@ import weakref
 
 import numpy as np
 
-from ..framework import device_memory, instrument
+from ..framework import device_memory, instrument, thread_modes
 from ..framework.autograd.node import AccumulateGrad
 from ..framework.autotune import TunedKernel
 from . import record_event
@@ -62,6 +62,7 @@ class Collector:
         self.peak_bytes = 0
         self.freed_bytes = 0
         self.device_memory: dict = {}  # GPU id -> the memory pool's numbers over the window (profile_memory)
+        self.host_memory: dict | None = None  # page faults and malloc's free bytes over the window (profile_memory)
         self._pool_start: dict = {}
         self.errors: list[str] = []
         self.max_records = MAX_RECORDS
@@ -86,6 +87,7 @@ class Collector:
         record_event.active = self
         if self.profile_memory:
             self._pool_start = {device: pool.stats() for device, pool in device_memory.POOLS.items()}
+            self._host_start = thread_modes.host_memory_counters()
 
     def stop(self) -> None:
         if self._unsubscribe is None:
@@ -101,6 +103,7 @@ class Collector:
         if self.profile_memory:
             self.device_memory = {device: _pool_window(pool.stats(), self._pool_start.get(device))
                                   for device, pool in device_memory.POOLS.items()}
+            self.host_memory = _host_window(thread_modes.host_memory_counters(), self._host_start)
         self.t_end = time.perf_counter_ns()
 
     @property
@@ -257,6 +260,22 @@ class Collector:
 
 
 TUNED = "<autotuned>"  # kernel_name's answer for an autotune stand-in, which runs a different kernel per shape
+
+
+def _host_window(now: dict, start: dict) -> dict:
+    """Host memory over the window: the bytes of fresh pages the process faulted in (what malloc did
+    not serve from memory it kept), and at the end the bytes malloc holds free for reuse."""
+    faults = now["page_faults"] - start["page_faults"]
+    return {"page_faults": faults, "fresh_bytes": faults * now["page_bytes"],
+            "heap_free_bytes": now["heap_free_bytes"], "keeps_freed_pages": now["keeps_freed_pages"]}
+
+
+def host_reuse(host: dict, allocated_bytes: int) -> float:
+    """The share of the bytes ops allocated that did not need fresh pages: 1 - fresh / allocated, in
+    [0, 1]. A floor: every first touch in the process counts as fresh, not only op outputs'."""
+    if not allocated_bytes:
+        return 0.0
+    return min(1.0, max(0.0, 1.0 - host["fresh_bytes"] / allocated_bytes))
 
 
 def _pool_window(now: dict, start: dict | None) -> dict:

@@ -11,7 +11,7 @@ for its time on the device, named by its kernels. Times are ns from the window's
 from __future__ import annotations
 
 from .collector import B_END, B_FORWARD, B_INNER, B_NAME, B_START, END, EXTRA, KERNEL, LAYER, NAME, NODE, PHASE, \
-    START
+    START, host_reuse
 from .summary import Stat, forward_segments, gpu_span_name, model_stats, operator_stats
 
 MAX_SPANS = 20_000
@@ -97,8 +97,10 @@ def _memory(result, max_spans: int) -> dict | None:
     if not result.profile_memory:
         return None
     c = result.collector
-    return {"peak_bytes": int(c.peak_bytes), "freed_bytes": int(c.freed_bytes),
-            "allocated_bytes": int(sum((o[EXTRA] or {}).get("bytes", 0) for o in c.ops)
-                                   + sum((i[EXTRA] or {}).get("bytes", 0) for b in c.backward for i in b[B_INNER])),
+    allocated = int(sum((o[EXTRA] or {}).get("bytes", 0) for o in c.ops)
+                    + sum((i[EXTRA] or {}).get("bytes", 0) for b in c.backward for i in b[B_INNER]))
+    return {"peak_bytes": int(c.peak_bytes), "freed_bytes": int(c.freed_bytes), "allocated_bytes": allocated,
             "samples": [[int(t - c.t0), int(v)] for t, v in c.memory[:max_spans]],
-            "device": {str(device): pool for device, pool in sorted(c.device_memory.items())}}
+            "device": {str(device): pool for device, pool in sorted(c.device_memory.items())},
+            "host": None if c.host_memory is None else {**c.host_memory,
+                                                         "reuse_rate": host_reuse(c.host_memory, allocated)}}

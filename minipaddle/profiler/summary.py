@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from ..framework.errors import invalid_argument
-from .collector import B_END, B_INNER, B_NAME, B_START, END, EXTRA, KERNEL, NAME, PHASE, START
+from .collector import B_END, B_INNER, B_NAME, B_START, END, EXTRA, KERNEL, NAME, PHASE, START, host_reuse
 
 __all__ = ["SortedKeys", "SummaryView"]
 
@@ -311,18 +311,34 @@ def _overview(result, unit: float, denominator: int, time_unit: str) -> Table:
     return Table("Overview Summary", ["Event Type", "Calls", f"CPU Time ({time_unit})", "Ratio (%)"], rows, note)
 
 
+MEASURABLE_BYTES = 1 << 20  # below this much of op outputs, the process's other page faults swamp the share
+
+
 def _memory(c, max_rows: int | None) -> Table:
     stats: dict = {}
     for op in all_ops(c):
         nbytes = (op[EXTRA] or {}).get("bytes", 0)
         stat = stats.setdefault(op[NAME] + (" (in backward)" if op[PHASE] == "backward" else ""), Stat())
         stat.add(nbytes, None)
+    allocated = sum(s.total for s in stats.values())
     rows = [(0, ["Peak live (op outputs)", "", _bytes(c.peak_bytes), ""]),
-            (0, ["Total allocated", "", _bytes(sum(s.total for s in stats.values())), ""]),
+            (0, ["Total allocated", "", _bytes(allocated), ""]),
             (0, ["Total freed", "", _bytes(c.freed_bytes), ""])]
     ordered = sorted(stats.items(), key=lambda kv: -kv[1].total)[:max_rows]
     rows += [(1, [name, str(s.calls), _bytes(s.total), _bytes(s.max)]) for name, s in ordered if s.total]
     note = "Bytes of the new arrays ops returned (views own none); freed when they were released."
+    host = c.host_memory
+    if host is not None:
+        kept = "" if host["heap_free_bytes"] is None else _bytes(host["heap_free_bytes"])
+        rows += [(0, ["CPU memory (malloc)", "", "", ""]),
+                 (1, ["fresh pages from the OS (page faults)", str(host["page_faults"]),
+                      _bytes(host["fresh_bytes"]), ""]),
+                 (1, ["allocated bytes served by reused memory", "",
+                      f"{host_reuse(host, allocated):.1%}" if allocated >= MEASURABLE_BYTES else "-", ""]),
+                 (1, ["free memory malloc keeps for reuse", "", kept, ""])]
+        note += (" CPU memory: a page fault is a page the OS had to zero because malloc had no freed memory to "
+                 "reuse (every first touch in the process counts, so the reuse share is a floor); freed pages "
+                 f"are {'kept' if host['keeps_freed_pages'] else 'not kept'} (thread_modes.keep_freed_pages).")
     for device, pool in sorted(c.device_memory.items()):
         requests = pool["hits"] + pool["misses"]
         rows += [(0, [f"GPU {device} memory (pool)", "", "", ""]),

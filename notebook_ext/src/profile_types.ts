@@ -54,6 +54,16 @@ export interface ProfileMemory {
   samples: [number, number][];
   /** GPU id -> the device memory pool's numbers at the window's end (hits, misses: within it) */
   device?: Record<string, ProfilePool>;
+  /** the host's malloc over the window: pages faulted in fresh, and the share of op bytes that reused memory */
+  host?: ProfileHostMemory | null;
+}
+
+export interface ProfileHostMemory {
+  page_faults: number;
+  fresh_bytes: number;
+  heap_free_bytes: number | null;
+  keeps_freed_pages: boolean;
+  reuse_rate: number;
 }
 
 export interface ProfilePool {

@@ -267,6 +267,15 @@ describe('profile view DOM', () => {
     expect(onGpu('[data-testid="mp-timeline-gpu-memory"]').map(n => n.textContent)).toEqual([
       'GPU 0 memory pool: allocated 2.0 KiB (peak 4.0 KiB) · reserved 8.0 KiB (peak 8.0 KiB) · 30 of 40 '
       + 'allocations reused a cached block (75%)']);
+    const host = { page_faults: 66, fresh_bytes: 270336, heap_free_bytes: 5 * 1048576, keeps_freed_pages: true,
+      reuse_rate: 0.995 };
+    const onCpu = mount({ ...p, memory: { ...p.memory!, allocated_bytes: 50 * 1048576, host } }).q;
+    expect(onCpu('[data-testid="mp-timeline-host-memory"]').map(n => n.textContent)).toEqual([
+      'CPU memory: 100% of the allocated bytes reused freed memory · 264.0 KiB came fresh from the OS '
+      + '(66 page faults) · malloc keeps 5.0 MiB free for reuse']);
+    const tiny = mount({ ...p, memory: { ...p.memory!, allocated_bytes: 4096, host } }).q;  // too little to tell
+    expect(tiny('[data-testid="mp-timeline-host-memory"]')[0].textContent).toBe(
+      'CPU memory: 264.0 KiB came fresh from the OS (66 page faults) · malloc keeps 5.0 MiB free for reuse');
     const bare = mount({ ...p, memory: null }).q;
     expect(bare('[data-testid="mp-timeline-memory"]').length + bare('[data-testid="mp-timeline-memory-note"]').length)
       .toBe(0);

@@ -124,6 +124,8 @@ def test_paddle_profile_output_table_sorts_and_expands(page, lab, extension) -> 
         "gs => gs.map(g => g.getAttribute('data-lane'))")
     assert lanes == ["python", "forward", "backward", "optimizer", "numba-jit", "dataloader"], lanes
     assert timeline.locator('[data-testid="mp-timeline-memory"] path').count() == 1  # -m: the memory line
+    host = timeline.locator('[data-testid="mp-timeline-host-memory"]')  # -m on the CPU: malloc's reuse
+    assert host.is_visible() and "came fresh from the OS" in (host.text_content() or "")
     box = timeline.locator("svg").first.bounding_box()
     assert box and box["width"] >= 400 and box["height"] >= 100, f"the timeline is drawn too small: {box}"
     row.click()
