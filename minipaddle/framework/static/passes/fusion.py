@@ -33,6 +33,7 @@ from ...registry import OPS, KernelKey, LazyKernel, add_kernel, get_op, new_meta
 from ..program import Block, Operator, Program
 from .common import (CONSTANT_OPS, block_fetched, fetch_names, is_persistable, op_reads, protected, prune_vars,
                      readers, run_pass, scalar_constant, writers)
+from .recompute import recompute_in_backward
 from .report import PassReport, op_ref
 
 FUSED_OP = "fused_elementwise"
@@ -210,13 +211,19 @@ def fuse_elementwise(program: Program, fetch_list=None, min_ops: int = 2) -> tup
 
 def _fuse(program: Program, report: PassReport, fetched, min_ops: int) -> None:
     fused: list = []
+    recomputed: list = []
     for block in program.blocks:  # sub-blocks too: a branch's or loop body's chains fuse the same way
-        fused += _fuse_block(program, block, report, block_fetched(program, block, fetched), min_ops)
+        block_fetch = block_fetched(program, block, fetched)
+        recomputed += recompute_in_backward(block, block_fetch)
+        fused += _fuse_block(program, block, report, block_fetch, min_ops)
     report.fused = fused
     report.added = [f["into"] for f in fused]
     n_from = sum(len(f["from"]) for f in fused)
-    report.details = {"vars_removed": prune_vars(program), "kernels": [f["kernel"] for f in fused]}
+    report.details = {"vars_removed": prune_vars(program), "kernels": [f["kernel"] for f in fused],
+                      "recomputed": recomputed}
     report.summary = f"fused {n_from} elementwise op(s) into {len(fused)} generated kernel(s)"
+    if recomputed:
+        report.summary += f"; the backward recomputes {len(recomputed)} cheap forward value(s) instead of keeping them"
 
 
 def _fuse_block(program: Program, block: Block, report: PassReport, fetched, min_ops: int) -> list:
