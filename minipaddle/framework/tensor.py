@@ -9,6 +9,7 @@ and operators (`x + y`, `x.sum()`) are attached from the op library in
 from __future__ import annotations
 
 import itertools
+import weakref
 
 import numpy as np
 
@@ -36,6 +37,7 @@ class Tensor:
     _base = None            # the tensor whose storage this view shares
     _counter = None         # VersionCounter, made when first saved for backward
     _accum = None           # AccumulateGrad node of a leaf, made on first use
+    _retains_grad = False   # retain_grads() was called (a non-leaf keeps its gradient)
     _name = None
 
     __array_ufunc__ = None  # numpy defers `ndarray + Tensor` to Tensor.__radd__
@@ -172,10 +174,13 @@ class Tensor:
         grad = self._grad
         if set_to_zero and grad._node is None:
             grad._bump_version()  # anything saved from the old values must notice
-            if type(grad) is Tensor and type(grad._data) is np.ndarray:
+            if type(grad) is ZeroedGrad:
+                return
+            if type(grad.__dict__["_data"]) is np.ndarray:
                 grad.__class__ = ZeroedGrad  # zeroed when read; the next backward replaces it whole
-            elif type(grad) is not ZeroedGrad:
+            else:  # a device array: zeroed now
                 grad._data[...] = 0
+                grad.__class__ = ClearedGrad
         else:
             self._grad = None
 
@@ -186,6 +191,22 @@ class Tensor:
         if grad_tensor is not None and not isinstance(grad_tensor, Tensor):
             grad_tensor = Tensor._wrap(np.asarray(grad_tensor, dtype=self._data.dtype))
         run_backward([self], [grad_tensor], retain_graph=retain_graph, create_graph=False)
+
+    def retain_grads(self) -> None:
+        """Keep this non-leaf tensor's gradient in `.grad` after backward (each backward replaces it, as
+        in Paddle); a leaf keeps its own anyway, and a tensor that stops gradient gets none."""
+        if self._node is None or self.stop_gradient or self._retains_grad:
+            return
+        self._retains_grad = True
+        ref = weakref.ref(self)
+
+        def keep(grad):
+            tensor = ref()
+            if tensor is not None:
+                kept = grad.detach()
+                kept.stop_gradient = False
+                tensor._grad = kept
+        self.register_hook(keep)
 
     def register_hook(self, hook) -> HookHandle:
         """Call `hook(grad)` when this tensor's gradient is computed; a returned Tensor replaces it."""
@@ -276,35 +297,33 @@ class Tensor:
     __str__ = __repr__
 
 
-class ZeroedGrad(Tensor):
-    """A `.grad` that clear_grad(set_to_zero=True) cleared, not yet zeroed in memory.
+class ClearedGrad(Tensor):
+    """A `.grad` that clear_grad(set_to_zero=True) cleared: it reads as zeros (or what the user wrote
+    into it since), and the next backward gives the parameter a new grad Tensor instead of adding into
+    this one -- Paddle's semantics (a grad held from before the clear keeps its values; a gradient
+    added into by hand after the clear is replaced, not added to)."""
+
+
+class ZeroedGrad(ClearedGrad):
+    """A ClearedGrad whose zeros are not in memory yet.
 
     Zeroing a gradient and adding the next one into it are two passes over every parameter's worth of
-    memory per step (ResNet-18: 45 MB each). So clearing only marks the grad: the next backward writes
-    its gradient in place of the zeros (engine._accumulate_leaf: it takes the new array when nothing
-    else holds it, else copies into the storage), and anything that reads it before then -- p.grad
-    held from before, numpy(), an op -- finds zeros, filled on that first read. Either way the grad
-    turns back into a plain Tensor, the same object it was."""
+    memory per step (ResNet-18: 45 MB each). So clearing only marks the grad; anything that reads it --
+    p.grad, numpy(), an op, the optimizer -- finds zeros, filled on that first read (it becomes a
+    ClearedGrad). The next backward's gradient array becomes the parameter's new grad when nothing
+    else holds it (engine._accumulate_leaf), so usually the zeros are never written at all."""
 
     @property
     def _data(self):
         data = self.__dict__["_data"]
         data[...] = 0
-        self.__class__ = Tensor
+        self.__class__ = ClearedGrad
         return data
 
     @_data.setter
     def _data(self, value) -> None:
         self.__dict__["_data"] = value
-        self.__class__ = Tensor
-
-    def _replace_zeros(self, value: np.ndarray, take: bool) -> None:
-        """Be `value` (take=True: its array becomes the storage, else it is copied into the storage)."""
-        if take:
-            self.__dict__["_data"] = value
-        else:
-            np.copyto(self.__dict__["_data"], value)
-        self.__class__ = Tensor
+        self.__class__ = ClearedGrad
 
 
 def _complex_formatter(data: np.ndarray):
@@ -316,5 +335,5 @@ def _complex_formatter(data: np.ndarray):
 
 
 _engine.Tensor = Tensor
-_engine.ZeroedGrad = ZeroedGrad
+_engine.CLEARED_GRADS = (ClearedGrad, ZeroedGrad)
 _node_module.Tensor = Tensor

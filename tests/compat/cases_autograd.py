@@ -125,3 +125,37 @@ def summary_counts_batch_norm_statistics_as_non_trainable(paddle):
     net = paddle.nn.Sequential(paddle.nn.Conv2D(1, 2, 3), paddle.nn.BatchNorm2D(2))
     info = paddle.summary(net, (1, 1, 5, 5))
     return {k: int(v) for k, v in info.items()}
+
+
+@case
+def retain_grads_keeps_a_non_leaf_gradient(paddle):
+    x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    y = x * 3
+    z = x * 2
+    y.retain_grads()
+    x.retain_grads()  # a leaf: keeps its grad anyway
+    (y * y).sum().backward(retain_graph=True)
+    first = y.grad.numpy().copy()
+    (y * y).sum().backward()
+    return {"first": first, "second": y.grad, "x.grad": x.grad, "y.grad.stop_gradient": y.grad.stop_gradient,
+            "not retained": z.grad is None}
+
+
+@case
+def a_grad_held_across_clear_grad_reads_zeros_then_the_next_gradient(paddle):
+    w = _leaf_with_grad(paddle)
+    held = w.grad
+    w.clear_grad()
+    zeros = held.numpy().copy()
+    (w * 3).sum().backward()
+    first_held = held.numpy().copy()
+    after = w.grad.numpy().copy()
+    w.clear_grad()
+    with paddle.no_grad():
+        w.grad.add_(paddle.to_tensor([1.0, 1.0]))   # written into by hand after the clear
+    (w * 3).sum().backward()
+    replaced = w.grad.numpy().copy()
+    held = w.grad
+    (w * 3).sum().backward()                        # no clear: accumulates, in the grad held too
+    return {"zeros": zeros, "after backward": after, "held before the clear": first_held, "replaced": replaced,
+            "accumulated": w.grad, "held while accumulating": held}

@@ -31,7 +31,7 @@ from ..thread_modes import grad_enabled, set_grad
 from .node import AccumulateGrad
 
 Tensor = None  # set by tensor.py once the class exists (tensor.py imports this module)
-ZeroedGrad = None  # likewise
+CLEARED_GRADS: tuple = ()  # tensor.py's ClearedGrad and ZeroedGrad, likewise
 
 
 def run_backward(outputs, grad_outputs, *, retain_graph: bool, create_graph: bool, inputs=None,
@@ -368,12 +368,11 @@ def _accumulate_leaf(node: AccumulateGrad, g, create_graph: bool) -> None:
         tensor._grad = g if tensor._grad is None else tensor._grad + g
         return
     grad = tensor._grad
-    if grad is None:
+    if grad is None or type(grad) in CLEARED_GRADS:  # none yet, or cleared since: a new grad Tensor, as
+        # in Paddle (a grad held from before the clear keeps its zeros); g's own array when nothing
+        # else holds g, so no copy
         tensor._grad = type(g)._wrap(g._data if _sole_owner(g) else arrays.copy(g._data))
         tensor._grad.stop_gradient = False   # Paddle: x.grad is a leaf that does not stop gradient
-    elif type(grad) is ZeroedGrad:  # cleared since the last backward: this gradient replaces the zeros
-        take = _sole_owner(g)  # (before g._data is loaded for the call: that would count as a holder)
-        grad._replace_zeros(g._data, take)
     elif grad._node is not None:  # a grad kept from create_graph: stay out of place
         tensor._grad = (grad + g).detach()
         tensor._grad.stop_gradient = False
