@@ -52,14 +52,25 @@ def _beats(v, best):
     return (not v <= best) & (best == best)
 
 
+@njit(cache=True, inline="always")
+def _window_2x2(top, bottom, k):
+    """(max, top_right, bottom_right, down) of the window top[2k:2k+2] over bottom[2k:2k+2]: a tree (top
+    pair, bottom pair, then the two winners) gives the same value and first argmax as the running max
+    of the general kernel; the bottom pair wins only when strictly better."""
+    a0, a1 = top[2 * k], top[2 * k + 1]
+    b0, b1 = bottom[2 * k], bottom[2 * k + 1]
+    top_right = _beats(a1, a0)
+    bottom_right = _beats(b1, b0)
+    top_max = a1 if top_right else a0
+    bottom_max = b1 if bottom_right else b0
+    down = _beats(bottom_max, top_max)
+    return (bottom_max if down else top_max), top_right, bottom_right, down
+
+
 @njit(cache=True)
 def max_pool_2x2_plane(x, out, mask, p):
     """out/mask[p] for 2x2 windows with stride 2 and no padding: two input rows per output row.
-    mask may be None (pool2d, no mask): numba then compiles a version without the mask's stores.
-
-    A tree (top pair, bottom pair, then the two winners) gives the same value and first argmax as
-    the running max of the general kernel; the bottom pair wins only when strictly better.
-    """
+    mask may be None (pool2d, no mask): numba then compiles a version without the mask's stores."""
     width = np.int32(x.shape[2])
     for y in range(out.shape[1]):
         top = x[p, 2 * y]
@@ -67,14 +78,7 @@ def max_pool_2x2_plane(x, out, mask, p):
         row_out = out[p, y]
         col = np.int32(2 * y) * width  # flat index of this row pair's first element
         for k in range(row_out.shape[0]):
-            a0, a1 = top[2 * k], top[2 * k + 1]
-            b0, b1 = bottom[2 * k], bottom[2 * k + 1]
-            top_right = _beats(a1, a0)
-            bottom_right = _beats(b1, b0)
-            top_max = a1 if top_right else a0
-            bottom_max = b1 if bottom_right else b0
-            down = _beats(bottom_max, top_max)
-            row_out[k] = bottom_max if down else top_max
+            row_out[k], top_right, bottom_right, down = _window_2x2(top, bottom, k)
             if mask is not None:
                 where = (col + width + np.int32(bottom_right)) if down else (col + np.int32(top_right))
                 mask[p, y, k] = where + np.int32(2 * k)
@@ -97,14 +101,7 @@ def max_pool_2x2_row_pairs(pairs, out, mask, oh):
         row_out = out[r]
         col = np.int32(2 * (r % oh)) * width  # flat index of this row pair's first element in its plane
         for k in range(row_out.shape[0]):
-            a0, a1 = top[2 * k], top[2 * k + 1]
-            b0, b1 = bottom[2 * k], bottom[2 * k + 1]
-            top_right = _beats(a1, a0)
-            bottom_right = _beats(b1, b0)
-            top_max = a1 if top_right else a0
-            bottom_max = b1 if bottom_right else b0
-            down = _beats(bottom_max, top_max)
-            row_out[k] = bottom_max if down else top_max
+            row_out[k], top_right, bottom_right, down = _window_2x2(top, bottom, k)
             where = (col + width + np.int32(bottom_right)) if down else (col + np.int32(top_right))
             mask[r, k] = where + np.int32(2 * k)
 
