@@ -168,7 +168,8 @@ class Tensor:
         return None if self._grad is None else np.array(self._grad.numpy())
 
     def clear_grad(self, set_to_zero: bool = True) -> None:
-        """Paddle semantics: zero the stored gradient in place (or drop it)."""
+        """Paddle semantics: the stored gradient reads as zeros, and the next backward replaces it rather
+        than adding into it (set_to_zero=False: drop it). See ClearedGrad."""
         if self._grad is None:
             return
         grad = self._grad

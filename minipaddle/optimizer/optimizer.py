@@ -417,7 +417,8 @@ class Optimizer:
 
     # ---- gradients -----------------------------------------------------------------------
     def clear_grad(self, set_to_zero: bool = True) -> None:
-        """Zero every parameter's gradient in place (or drop it with set_to_zero=False)."""
+        """Zero every parameter's gradient (Tensor.clear_grad: the next backward replaces the zeros), or
+        drop it with set_to_zero=False."""
         for p in self._all_params:
             if not p.stop_gradient:
                 p.clear_grad(set_to_zero)
