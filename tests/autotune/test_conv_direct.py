@@ -145,7 +145,9 @@ def test_autotune_times_im2col_against_direct_for_each_conv_op(tuning):
     decided = {e.op: e for e in tuning}
     assert set(decided) == set(CONV_OPS)
     for e in decided.values():
-        assert {c["name"] for c in e.candidates} >= {"images", "images_parallel", "direct"} and len(e.candidates) == 4
+        # conv2d has a fifth candidate: channels-last patches
+        assert {c["name"] for c in e.candidates} >= {"images", "images_parallel", "direct"}
+        assert len(e.candidates) == (5 if e.op == "conv2d" else 4)
         assert all(c["time_ns"] > 0 for c in e.candidates)
         assert e.winner in {c["name"] for c in e.candidates} and e.default == "images"
     assert any(k.startswith("conv2d|float32|4x1x8x8,4x1x2x2|") for k in autotune.cache_entries())
@@ -156,5 +158,8 @@ def test_autotune_times_im2col_against_direct_for_each_conv_op(tuning):
 def test_direct_kernels_are_registered_below_im2col():
     for op in CONV_OPS:
         names = [k.name for k in OPS[op].kernels[KernelKey("cpu", np.dtype("float32"))]]
-        # image by image first (the untuned default), then its threaded twin, im2col / col2im, direct last
-        assert names[0] == "images" and names[-1] == "direct" and len(names) == 4
+        # image by image first (the untuned default), then its threaded twin, im2col / col2im, direct; conv2d
+        # has channels-last patches last
+        extra = ["channels_last"] if op == "conv2d" else []
+        assert names[0] == "images" and names[len(names) - 1 - len(extra)] == "direct" and names[4:] == extra
+        assert len(names) == 4 + len(extra)

@@ -331,11 +331,11 @@ def test_a_small_conv_net_trains():
 def test_describe_shows_both_kernels_im2col_default_and_backward_rules():
     d = describe("conv2d")
     kernels = {(k["dtype"], k["name"]): k for k in d["kernels"] if k["backend"] == "cpu"}
-    names = ("images", "images_parallel", "im2col", "direct")
+    names = ("images", "images_parallel", "im2col", "direct", "channels_last")
     assert set(kernels) == {(dt, name) for dt in ("float32", "float64") for name in names} | {
         ("bfloat16", "images")}   # bfloat16: the float32 default kernel on widened inputs (ops/bfloat16.py)
     files = {"images": "conv_fast.py", "images_parallel": "conv_fast.py", "im2col": "im2col.py",
-             "direct": "conv_direct.py"}
+             "direct": "conv_direct.py", "channels_last": "conv_channels_last.py"}
     for (_, name), k in kernels.items():   # image by image by default; the autotuner may pick another
         assert k["default"] == (name == "images")
         assert files[name] in k["location"]

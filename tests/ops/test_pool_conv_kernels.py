@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import minipaddle as paddle
 import minipaddle.nn.functional as F
+from minipaddle.framework.kernels.cpu import conv_channels_last
 from minipaddle.framework.kernels.cpu import conv_fast
 from minipaddle.framework.kernels.cpu import im2col as conv_general
 from minipaddle.framework.kernels.cpu import pooling as pool_general
@@ -212,7 +213,7 @@ def test_products_big_enough_for_blas_threads_go_batch_wide(monkeypatch):
     assert calls == ["conv2d_im2col", "conv2d_transpose_col2im"]  # the stem only
 
 
-FAST_CONV2D = (conv_fast.conv2d_images, conv_fast.conv2d_images_parallel)
+FAST_CONV2D = (conv_fast.conv2d_images, conv_fast.conv2d_images_parallel, conv_channels_last.conv2d_channels_last)
 FAST_CONV2D_TRANSPOSE = (conv_fast.conv2d_transpose_images, conv_fast.conv2d_transpose_images_parallel)
 FAST_CONV2D_GRAD_FILTER = (conv_fast.conv2d_grad_filter_images, conv_fast.conv2d_grad_filter_images_parallel)
 
