@@ -2,6 +2,8 @@
 nothing else holds the new gradient, and never sharing storage with a tensor someone else can see."""
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import minipaddle as paddle
 from minipaddle.framework.errors import MinipaddleError
@@ -155,3 +157,46 @@ def test_a_grad_held_across_the_next_backward_keeps_its_zeros_as_in_paddle():
     assert lin.weight.grad is not held
     np.testing.assert_array_equal(held.numpy(), np.zeros((4, 3), np.float32))
     np.testing.assert_allclose(lin.weight.grad.numpy(), _expected_weight_grad(x), rtol=1e-6)
+
+
+# ---- any sequence of backward / clear / read / write-by-hand / hold, against Paddle's model ----------------
+# Paddle's model (its goldens in tests/compat/cases_autograd.py): a grad is a storage; backward adds into
+# it, except right after clear_grad(), when it starts a new storage; clear_grad() zeroes the storage in
+# place; clear_grad(False) drops it; a held grad keeps reading the storage it held.
+ACTIONS = ("backward", "clear", "drop", "read", "add_by_hand", "hold")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(ACTIONS), max_size=12), st.integers(1, 3))
+def test_any_sequence_matches_paddles_model(actions, scale):
+    w = paddle.to_tensor(np.ones(3, np.float32), stop_gradient=False)
+    storage, cleared, held = None, False, []    # the model: the grad's storage (a 1-element list), held ones
+    for i, action in enumerate(actions):
+        if action == "backward":
+            g = float(scale * (i + 1))
+            (w * g).sum().backward()
+            if storage is None or cleared:
+                storage = [g]
+            else:
+                storage[0] += g
+            cleared = False
+        elif action == "clear" and storage is not None:
+            w.clear_grad()
+            storage[0], cleared = 0.0, True
+        elif action == "drop":
+            w.clear_grad(set_to_zero=False)
+            storage, cleared = None, False
+        elif action == "read" and storage is not None:
+            np.testing.assert_array_equal(w.grad.numpy(), np.full(3, storage[0], np.float32))
+        elif action == "add_by_hand" and storage is not None:
+            with paddle.no_grad():
+                w.grad.add_(paddle.ones([3]))
+            storage[0] += 1.0
+        elif action == "hold" and storage is not None:
+            held.append((w.grad, storage))
+    if storage is None:
+        assert w.grad is None
+    else:
+        np.testing.assert_array_equal(w.grad.numpy(), np.full(3, storage[0], np.float32))
+    for tensor, model in held:
+        np.testing.assert_array_equal(tensor.numpy(), np.full(3, model[0], np.float32))
