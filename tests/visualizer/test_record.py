@@ -518,3 +518,26 @@ def test_rebuilding_while_recording_reuses_what_did_not_change_and_encodes_the_s
         assert cache.step_texts and set(cache.step_texts) <= kept
     finally:
         rec.stop()
+
+
+def test_a_parameters_gradient_is_one_record_across_training_steps(mlp, batch):
+    # clear_grad() gives each step's gradient a new Tensor (Paddle's semantics); the debugger still shows
+    # one gradient per parameter, with a state per step, so time travel finds an earlier step's gradient
+    opt = paddle.optimizer.SGD(learning_rate=0.1, parameters=mlp.parameters())
+    seen = {p.name: [] for p in mlp.parameters()}
+    with paddle.debug.record() as rec:
+        for _ in range(3):
+            ((mlp(batch[0]) - batch[1]) ** 2).mean().backward()
+            for p in mlp.parameters():
+                seen[p.name].append(p.grad.numpy().copy())
+            opt.step()
+            opt.clear_grad()
+    doc = validated(rec.trace)
+    tensors = {t["id"]: t for t in doc["tensors"]}
+    params = {t["name"]: t for t in doc["tensors"] if t["role"] == "parameter"}
+    for p in mlp.parameters():
+        grad = tensors[params[p.name]["grad"]]
+        assert len(grad["states"]) == 3
+        for state, want in zip(grad["states"], seen[p.name]):
+            np.testing.assert_allclose(rec.trace.values(state), want, rtol=1e-6)
+        assert len({rec.trace.state(s)["step"] for s in grad["states"]}) == 3
