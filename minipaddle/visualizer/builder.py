@@ -321,10 +321,7 @@ class TraceBuilder:
         leaf = e.tensor
         if leaf is not None and leaf._grad is not None:  # AccumulateGrad: .grad changed
             tid = states.tensor(leaf, "leaf", held)
-            known = self.objects[tid]["grad"]
-            if known in self.objects:  # one gradient record per leaf across steps, though after clear_grad()
-                self.ids.remember(self.ids.tensors, leaf._grad, known)  # each backward gives a new grad Tensor
-            grad_tid = states.tensor(leaf._grad, "gradient", held)
+            grad_tid = states.gradient_of(tid, leaf._grad, held)
             self.objects[tid]["grad"] = grad_tid
             self.objects[grad_tid]["grad_of"] = tid
             like = None

@@ -65,6 +65,14 @@ class TensorStates:
         self.new_tensor(tid, t, role, held, producer)
         return tid
 
+    def gradient_of(self, leaf_tid: str, grad, held: list) -> str:
+        """The trace id of a leaf's `.grad`: one record per leaf across steps, though after clear_grad()
+        each backward gives the leaf a new grad Tensor (so time travel finds every step's gradient)."""
+        known = self.objects[leaf_tid]["grad"]
+        if known in self.objects:
+            self.ids.remember(self.ids.tensors, grad, known)
+        return self.tensor(grad, "gradient", held)
+
     def new_tensor(self, tid: str, t, role: str, held: list, producer: str | None) -> dict:
         """Make the record of tensor `t` (an op's output is always new: dispatch wraps every result)."""
         is_param = role != "gradient" and producer is None and isinstance(t, Parameter)
