@@ -89,11 +89,8 @@ def max_pool_2x2_row_pairs(pairs, out, mask, oh):
     """out/mask for 2x2 windows with stride 2 over even-sized planes, the whole batch seen as one stack
     of row pairs (pairs: (N*C*OH, 2, W), out/mask: (N*C*OH, OW), whole planes): one loop over every
     output row, so 10x10 planes do not pay a call and a row setup per plane. The same tree of selects
-    as max_pool_2x2_plane; mask None: pool_2x2_row_pairs. (Rows counted from 0, not from a start
+    as max_pool_2x2_plane; without a mask: pool_2x2_row_pairs. (Rows counted from 0, not from a start
     argument: with a start numba checks every index for wraparound, 49 -> 55 us.)"""
-    if mask is None:
-        pool_2x2_row_pairs(pairs, out)
-        return
     width = np.int32(pairs.shape[2])
     for r in range(out.shape[0]):
         top = pairs[r, 0]
@@ -108,19 +105,15 @@ def max_pool_2x2_row_pairs(pairs, out, mask, oh):
 
 @njit(cache=True)
 def pool_2x2_row_pairs(pairs, out):
-    """max_pool_2x2_row_pairs' values alone (pool2d): without the mask's bookkeeping the loop runs
-    near a copy's speed. 64x6x28x28: 49 us (a copy of the input: 26 us); 64x16x10x10: 28 us (copy:
-    9 us; the per-plane loops took 43)."""
+    """max_pool_2x2_row_pairs' values alone (pool2d): without the mask's bookkeeping (numba drops the
+    window's unused flags) the loop runs near a copy's speed. 64x6x28x28: 49 us (a copy of the input:
+    26 us); 64x16x10x10: 28 us (copy: 9 us; the per-plane loops took 43)."""
     for r in range(out.shape[0]):
         top = pairs[r, 0]
         bottom = pairs[r, 1]
         row_out = out[r]
         for k in range(row_out.shape[0]):
-            a0, a1 = top[2 * k], top[2 * k + 1]
-            b0, b1 = bottom[2 * k], bottom[2 * k + 1]
-            top_max = a1 if _beats(a1, a0) else a0
-            bottom_max = b1 if _beats(b1, b0) else b0
-            row_out[k] = bottom_max if _beats(bottom_max, top_max) else top_max
+            row_out[k] = _window_2x2(top, bottom, k)[0]
 
 
 @njit(cache=True, parallel=True)
