@@ -270,11 +270,14 @@ def _host_window(now: dict, start: dict) -> dict:
             "heap_free_bytes": now["heap_free_bytes"], "keeps_freed_pages": now["keeps_freed_pages"]}
 
 
-def host_reuse(host: dict, allocated_bytes: int) -> float:
+MEASURABLE_BYTES = 1 << 20  # below this much of op outputs, the process's other page faults swamp the share
+
+
+def host_reuse(host: dict, allocated_bytes: int) -> float | None:
     """The share of the bytes ops allocated that did not need fresh pages: 1 - fresh / allocated, in
-    [0, 1]. A floor: every first touch in the process counts as fresh, not only op outputs'."""
-    if not allocated_bytes:
-        return 0.0
+    [0, 1]; None below MEASURABLE_BYTES. A floor: every first touch in the process counts as fresh."""
+    if allocated_bytes < MEASURABLE_BYTES:
+        return None
     return min(1.0, max(0.0, 1.0 - host["fresh_bytes"] / allocated_bytes))
 
 

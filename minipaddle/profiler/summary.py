@@ -311,9 +311,6 @@ def _overview(result, unit: float, denominator: int, time_unit: str) -> Table:
     return Table("Overview Summary", ["Event Type", "Calls", f"CPU Time ({time_unit})", "Ratio (%)"], rows, note)
 
 
-MEASURABLE_BYTES = 1 << 20  # below this much of op outputs, the process's other page faults swamp the share
-
-
 def _memory(c, max_rows: int | None) -> Table:
     stats: dict = {}
     for op in all_ops(c):
@@ -330,11 +327,12 @@ def _memory(c, max_rows: int | None) -> Table:
     host = c.host_memory
     if host is not None:
         kept = "" if host["heap_free_bytes"] is None else _bytes(host["heap_free_bytes"])
+        reuse = host_reuse(host, allocated)
         rows += [(0, ["CPU memory (malloc)", "", "", ""]),
                  (1, ["fresh pages from the OS (page faults)", str(host["page_faults"]),
                       _bytes(host["fresh_bytes"]), ""]),
                  (1, ["allocated bytes served by reused memory", "",
-                      f"{host_reuse(host, allocated):.1%}" if allocated >= MEASURABLE_BYTES else "-", ""]),
+                      "-" if reuse is None else f"{reuse:.1%}", ""]),
                  (1, ["free memory malloc keeps for reuse", "", kept, ""])]
         note += (" CPU memory: a page fault is a page the OS had to zero because malloc had no freed memory to "
                  "reuse (every first touch in the process counts, so the reuse share is a floor); freed pages "

@@ -63,7 +63,8 @@ export interface ProfileHostMemory {
   fresh_bytes: number;
   heap_free_bytes: number | null;
   keeps_freed_pages: boolean;
-  reuse_rate: number;
+  /** null below 1 MiB of op outputs, where the process's other page faults swamp the share */
+  reuse_rate: number | null;
 }
 
 export interface ProfilePool {

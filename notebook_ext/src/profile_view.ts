@@ -170,9 +170,8 @@ export class Timeline {
       if (m.host) {
         const h = m.host;
         const kept = h.heap_free_bytes === null ? '' : ` · malloc keeps ${bytes(h.heap_free_bytes)} free for reuse`;
-        // below 1 MiB of op outputs the process's other page faults swamp the share: it is left out
-        const share = m.allocated_bytes >= 1048576
-          ? `${Math.round(h.reuse_rate * 100)}% of the allocated bytes reused freed memory · ` : '';
+        const share = h.reuse_rate === null ? ''
+          : `${Math.round(h.reuse_rate * 100)}% of the allocated bytes reused freed memory · `;
         const line = this.node.appendChild(el('div', 'mp-profile-note', `CPU memory: ${share}`
           + `${bytes(h.fresh_bytes)} came fresh from the OS (${h.page_faults} page faults)${kept}`));
         line.dataset.testid = 'mp-timeline-host-memory';

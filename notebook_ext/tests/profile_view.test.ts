@@ -269,11 +269,11 @@ describe('profile view DOM', () => {
       + 'allocations reused a cached block (75%)']);
     const host = { page_faults: 66, fresh_bytes: 270336, heap_free_bytes: 5 * 1048576, keeps_freed_pages: true,
       reuse_rate: 0.995 };
-    const onCpu = mount({ ...p, memory: { ...p.memory!, allocated_bytes: 50 * 1048576, host } }).q;
+    const onCpu = mount({ ...p, memory: { ...p.memory!, host } }).q;
     expect(onCpu('[data-testid="mp-timeline-host-memory"]').map(n => n.textContent)).toEqual([
       'CPU memory: 100% of the allocated bytes reused freed memory · 264.0 KiB came fresh from the OS '
       + '(66 page faults) · malloc keeps 5.0 MiB free for reuse']);
-    const tiny = mount({ ...p, memory: { ...p.memory!, allocated_bytes: 4096, host } }).q;  // too little to tell
+    const tiny = mount({ ...p, memory: { ...p.memory!, host: { ...host, reuse_rate: null } } }).q;  // too little to tell
     expect(tiny('[data-testid="mp-timeline-host-memory"]')[0].textContent).toBe(
       'CPU memory: 264.0 KiB came fresh from the OS (66 page faults) · malloc keeps 5.0 MiB free for reuse');
     const bare = mount({ ...p, memory: null }).q;

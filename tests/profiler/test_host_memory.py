@@ -68,3 +68,11 @@ def test_without_profile_memory_there_are_no_host_numbers():
     prof.stop()
     assert prof.result.collector.host_memory is None
     assert prof.result.profile_section()["memory"] is None
+
+
+def test_too_little_allocated_gives_no_reuse_share():
+    from minipaddle.profiler.collector import MEASURABLE_BYTES, host_reuse
+    host = {"fresh_bytes": 24 * 1024}
+    assert host_reuse(host, MEASURABLE_BYTES - 1) is None        # the summary shows "-", the Profile tab no share
+    assert host_reuse(host, 4 * MEASURABLE_BYTES) == 1.0 - 24 * 1024 / (4 * MEASURABLE_BYTES)
+    assert host_reuse({"fresh_bytes": 10 * MEASURABLE_BYTES}, MEASURABLE_BYTES) == 0.0
