@@ -179,21 +179,27 @@ def keep_freed_pages() -> bool:
     arrays' pages. Returns whether it did; not on other C libraries, nor when the user set
     MALLOC_MMAP_THRESHOLD_ or MALLOC_TRIM_THRESHOLD_ (their choice stands)."""
     import os
-    import platform
     if _malloc_prepared:
         return _malloc_prepared[0]
     done = False
     chosen = any(name in os.environ for name in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_"))
-    if not chosen and platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
-        import ctypes
-        try:
-            mallopt = ctypes.CDLL(None).mallopt
-            done = bool(mallopt(_M_MMAP_THRESHOLD, LARGE_ARRAY_HEAP_BYTES)
-                        and mallopt(_M_TRIM_THRESHOLD, KEEP_FREED_BYTES))
-        except (OSError, AttributeError):
-            done = False
+    mallopt = None if chosen else _glibc_function("mallopt")
+    if mallopt is not None:
+        done = bool(mallopt(_M_MMAP_THRESHOLD, LARGE_ARRAY_HEAP_BYTES) and mallopt(_M_TRIM_THRESHOLD, KEEP_FREED_BYTES))
     _malloc_prepared.append(done)
     return done
+
+
+def _glibc_function(name: str):
+    """glibc's function `name` through ctypes, or None (another C library, or a glibc without it)."""
+    import platform
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+        return None
+    import ctypes
+    try:
+        return getattr(ctypes.CDLL(None), name)
+    except (OSError, AttributeError):
+        return None
 
 
 def host_memory_counters() -> dict:
@@ -207,18 +213,14 @@ def host_memory_counters() -> dict:
 
 
 def _heap_free_bytes() -> int | None:
-    import ctypes
-    import platform
-    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+    mallinfo2 = _glibc_function("mallinfo2")  # (glibc 2.33 and later)
+    if mallinfo2 is None:
         return None
+    import ctypes
 
     class MallInfo2(ctypes.Structure):
         _fields_ = [(name, ctypes.c_size_t) for name in
                     ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
                      "fordblks", "keepcost")]
-    try:
-        mallinfo2 = ctypes.CDLL(None).mallinfo2
-    except (OSError, AttributeError):  # glibc before 2.33
-        return None
     mallinfo2.restype = MallInfo2
     return int(mallinfo2().fordblks)
