@@ -68,18 +68,14 @@ def recompute_in_backward(block: Block, fetched) -> list[str]:
     if not plan:
         return []
     first_reader = min(r for n in plan for r in read_by[n] if r >= cut)
-    copies = []
-    for name, op in plan.items():
+    copies, renamed = [], {}
+    for name, op in plan.items():  # dependency order: a copy's recomputed inputs are named already
         var = block._find_var_recursive(name)
-        copy = block.program._unique_name(name + SUFFIX)
+        copy = renamed[name] = block.program._unique_name(name + SUFFIX)
         block.create_var(copy, var._data.shape, var._data.dtype)
-        inputs = {slot: [n + SUFFIX if n in plan else n for n in names] for slot, names in op.inputs.items()}
+        inputs = {slot: [renamed.get(n, n) for n in names] for slot, names in op.inputs.items()}
         copies.append(Operator(block, op.type, inputs, {slot: [copy] for slot in op.outputs}, dict(op.attrs),
                                source=op.source, role="backward"))
-    renamed = {name: c.output_names()[0] for name, c in zip(plan, copies)}
-    for c in copies:  # inputs named <name>@RECOMPUTE above: the unique names chosen
-        c.inputs = {slot: [renamed.get(n[:-len(SUFFIX)], n) if n.endswith(SUFFIX) else n for n in names]
-                    for slot, names in c.inputs.items()}
     block.ops = ops[:first_reader] + copies + ops[first_reader:]
     for name, copy in renamed.items():
         rename_reads(block.program, block, first_reader + len(copies), name, copy)
