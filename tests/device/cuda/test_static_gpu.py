@@ -244,6 +244,7 @@ def test_a_fused_training_program_with_buffer_reuse_trains_as_on_the_cpu():
                                activation=lambda h: F.relu(h * 2.0 + 0.5) - h)   # chains forward and backward
     fused, report = fuse_elementwise(main, fetch_list=[loss])
     assert report.fused
+    assert any(op.attrs.get("row_sums") for op in fused.global_block().ops)  # a bias gradient summed with its loop
     planned, _ = buffer_reuse(fused, fetch_list=[loss], batch_size=3)
     cpu_losses, cpu_values, _ = _train(paddle.CPUPlace(), main, startup, loss)
     gpu_losses, gpu_values, _ = _train(paddle.CUDAPlace(0), planned, startup, loss)

@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import inspect
-import math
 import os
 import re
 import sys
@@ -39,6 +38,7 @@ import numpy as np
 from ...ops import primitives as P
 from ...errors import invalid_argument
 from ..numba_cache import minipaddle_cache_dir
+from .fast_math import FAST_F32, HELPERS, POW_LITERALS
 
 # ---- primitives for ops that have none in primitives.py (their eager kernels are numpy calls) ----
 
@@ -79,120 +79,6 @@ RULES.update({
 })
 BINARY_OPS = frozenset(_BINARY + ("elementwise_pow",))
 
-# ---- float32 transcendental math the compiler can vectorize ----------------------------------
-# numba calls libm one element at a time for math.tanh / math.exp / math.erf (no SVML), so a fused
-# loop using them is slower than numpy. Written as clamps, polynomials and one division (tanh, erf:
-# Eigen's float rational approximations, |error| < 4e-7) or as a short series and squarings (exp),
-# the loop vectorizes: 65536 float32, generated loop vs numpy: tanh 32 vs 350 us, exp 106 vs 670 us.
-
-
-def tanh_f32(x):
-    x = min(max(x, np.float32(-7.90531110763549805)), np.float32(7.90531110763549805))
-    x2 = x * x
-    p = np.float32(-2.76076847742355e-16)
-    p = p * x2 + np.float32(2.00018790482477e-13)
-    p = p * x2 + np.float32(-8.60467152213735e-11)
-    p = p * x2 + np.float32(5.12229709037114e-08)
-    p = p * x2 + np.float32(1.48572235717979e-05)
-    p = p * x2 + np.float32(6.37261928875436e-04)
-    p = p * x2 + np.float32(4.89352455891786e-03)
-    q = np.float32(1.19825839466702e-06)
-    q = q * x2 + np.float32(1.18534705686654e-04)
-    q = q * x2 + np.float32(2.26843463243900e-03)
-    q = q * x2 + np.float32(4.89352518554385e-03)
-    return x * p / q
-
-
-def erf_f32(x):
-    x = min(max(x, np.float32(-4.0)), np.float32(4.0))
-    x2 = x * x
-    p = np.float32(-2.72614225801306e-10)
-    p = p * x2 + np.float32(2.77068142495902e-08)
-    p = p * x2 + np.float32(-2.10102402082508e-06)
-    p = p * x2 + np.float32(-5.69250639462346e-05)
-    p = p * x2 + np.float32(-7.34990630326855e-04)
-    p = p * x2 + np.float32(-2.95459980854025e-03)
-    p = p * x2 + np.float32(-1.60960333262415e-02)
-    q = np.float32(-1.45660718464996e-05)
-    q = q * x2 + np.float32(-2.13374055278905e-04)
-    q = q * x2 + np.float32(-1.68282697438203e-03)
-    q = q * x2 + np.float32(-7.37332916720468e-03)
-    q = q * x2 + np.float32(-1.42647390514189e-02)
-    return x * p / q
-
-
-def exp_f32(x):
-    # exp(x) = exp(x / 1024) ** 1024: a Taylor series in float64, then ten squarings (relative error < 1e-7)
-    r = np.float64(x) * 0.0009765625
-    y = 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (1.0 / 720 + r / 5040))))))
-    for _ in range(10):
-        y = y * y
-    return np.float32(y)
-
-
-def tanh_fast(x):
-    return tanh_f32(x)
-
-
-def erf_fast(x):
-    return erf_f32(x)
-
-
-def exp_fast(x):
-    return exp_f32(x)
-
-
-def sigmoid_fast(x):
-    return np.float32(1.0) / (np.float32(1.0) + exp_f32(-x))
-
-
-def silu_fast(x):
-    return x / (np.float32(1.0) + exp_f32(-x))
-
-
-def gelu_fast(x):
-    return np.float32(0.5) * x * (np.float32(1.0) + erf_f32(x * np.float32(0.7071067811865476)))
-
-
-def gelu_tanh_fast(x):
-    inner = np.float32(0.7978845608028654) * (x + np.float32(0.044715) * x * x * x)
-    return np.float32(0.5) * x * (np.float32(1.0) + tanh_f32(inner))
-
-
-def tanhshrink_fast(x):
-    return x - tanh_f32(x)
-
-
-_HELPERS = {fn.__name__: fn for fn in (tanh_f32, erf_f32, exp_f32)}
-FAST_F32: dict[str, Callable] = {"tanh": tanh_fast, "erf": erf_fast, "exp": exp_fast, "sigmoid": sigmoid_fast,
-                                 "silu": silu_fast, "gelu": gelu_fast, "gelu_tanh": gelu_tanh_fast,
-                                 "tanhshrink": tanhshrink_fast}
-
-
-# `x ** c` with a literal c: numba calls libm pow per element; these are a multiply or a sqrt
-def pow_1(x, y):
-    return x
-
-
-def pow_2(x, y):
-    return x * x
-
-
-def pow_3(x, y):
-    return x * x * x
-
-
-def pow_half(x, y):
-    return math.sqrt(x)
-
-
-def pow_minus_1(x, y):
-    return 1.0 / x
-
-
-_POW_LITERALS = {1.0: pow_1, 2.0: pow_2, 3.0: pow_3, 0.5: pow_half, -1.0: pow_minus_1}
-
-
 # Ops whose math is a scalar libm call (or an int round trip) inside a numba loop, where numpy's
 # kernel is SIMD. float32, 262144 elements, generated loop / registry kernel (numpy), in ms:
 #   exp 1.8 / 1.1, log 2.6 / 0.5, tanh 10.3 / 1.3, sigmoid 4.6 / 1.1, sin 4.2 / 0.8,
@@ -227,7 +113,7 @@ def primitive_for(op_type: str, attrs: dict, dtype=None, args=()) -> tuple[Calla
         key = "gelu_tanh" if fn is P.gelu_tanh else op_type
         fn = FAST_F32.get(key, fn)
     if op_type == "elementwise_pow" and len(args) == 2 and args[1].startswith("="):
-        fn = _POW_LITERALS.get(float(args[1][1:]), fn)
+        fn = POW_LITERALS.get(float(args[1][1:]), fn)
     values = []
     for name in names:
         value = attrs.get(name)
@@ -266,12 +152,14 @@ def _constants(fns) -> list[str]:
     return lines
 
 
-def generate_source(steps: list[dict], input_kinds: list[str], outputs: list[str], dtype) -> tuple[str, str]:
+def generate_source(steps: list[dict], input_kinds: list[str], outputs: list[str], dtype,
+                    row_sums: tuple = ()) -> tuple[str, str]:
     """(kernel name, module source) of the loop computing `steps`.
 
     steps: [{"type", "attrs", "args": ["x0" | "t3" | "=0.5", ...], "out": "t4"}] in program order; inputs
     are x0, x1, ... (kind "s": one element, read once before the loop), "=<number>" a constant written
-    into the loop; outputs name the temps stored.
+    into the loop; outputs name the temps stored. row_sums: indices into `outputs` whose sums over the
+    leading dims are stored too, after them (a bias gradient: summed in the same pass, in float64).
     """
     dtype = np.dtype(dtype)
     prims, body, expr = [], [], []
@@ -283,16 +171,23 @@ def generate_source(steps: list[dict], input_kinds: list[str], outputs: list[str
         body.append(f"        {step['out']} = np.{dtype.name}(prim_{fn.__name__}({', '.join(args)}))")
         shown = [a[1:] if a.startswith("=") else a for a in step["args"]] + [repr(v) for v in values]
         expr.append(f"{step['out']} = {fn.__name__}({', '.join(shown)})")
-    n_in = len(input_kinds)
-    params = [f"x{i}" for i in range(n_in)] + [f"out{j}" for j in range(len(outputs))]
+    n_in, n_out = len(input_kinds), len(outputs)
+    params = [f"x{i}" for i in range(n_in)] + [f"out{j}" for j in range(n_out + len(row_sums))]
     loads = [f"    s{i} = x{i}[0]" for i, k in enumerate(input_kinds) if k == "s"]
     rows = [i for i, k in enumerate(input_kinds) if k == "r"]
-    if rows:  # a row input (a bias) is read in place: an inner loop over the row, i = r * row + j
-        loads += [f"    row = x{rows[0]}.size", "    for r in range(out0.size // row):",
-                  "        base = r * row", "        for j in range(row):", "            i = base + j"]
+    nested = bool(rows or row_sums)
+    if nested:  # a row input (a bias) is read in place, a row sum accumulated: i = r * row + j
+        loads += [f"    row = {f'x{rows[0]}' if rows else f'out{n_out}'}.size"]
+        loads += [f"    acc{k} = np.zeros(row, np.float64)" for k in range(len(row_sums))]
+        loads += ["    for r in range(out0.size // row):", "        base = r * row", "        for j in range(row):",
+                  "            i = base + j"]
         body = ["    " + line for line in body]
-    stores = [("    " if rows else "") + f"        out{j}[i] = {name}" for j, name in enumerate(outputs)]
+    stores = [("    " if nested else "") + f"        out{j}[i] = {name}" for j, name in enumerate(outputs)]
+    stores += [f"            acc{k}[j] += {outputs[j]}" for k, j in enumerate(row_sums)]
+    stores += [line for k in range(len(row_sums))
+               for line in ("    for j in range(row):", f"        out{n_out + k}[j] = acc{k}[j]")]
     expr += [f"out{j} = {name}" for j, name in enumerate(outputs)]
+    expr += [f"out{n_out + k} = row_sum({outputs[j]})" for k, j in enumerate(row_sums)]
     expression = "; ".join(expr)
     digest = hashlib.sha1(f"{dtype.name}|{input_kinds}|{expression}".encode()).hexdigest()[:16]
     kernel_name = f"fused_{digest}"
@@ -300,12 +195,12 @@ def generate_source(steps: list[dict], input_kinds: list[str], outputs: list[str
             *[f"    {e}" for e in expr], '"""', "import math", "", "import numpy as np",
             "from numba import njit", ""]
     consts = _constants(prims)
-    helpers = [h for name, h in _HELPERS.items() if any(name in fn.__code__.co_names for fn in prims)]
+    helpers = [h for name, h in HELPERS.items() if any(name in fn.__code__.co_names for fn in prims)]
     parts = ["\n".join(head) + ("\n" + "\n".join(consts) + "\n" if consts else "")]
     parts += [f'\n@njit(inline="always")\n{inspect.getsource(h).rstrip()}\n' for h in helpers]
     parts += [f'\n@njit(inline="always")\n{_primitive_source(fn)}' for fn in prims]
     loop = [f"\n@njit(cache=True, nogil=True, error_model=\"numpy\")\ndef {kernel_name}({', '.join(params)}):", *loads,
-            *([] if rows else ["    for i in range(out0.size):"]), *body, *stores]
+            *([] if nested else ["    for i in range(out0.size):"]), *body, *stores]
     parts.append("\n".join(loop) + "\n")
     return kernel_name, "\n".join(parts)
 
@@ -450,10 +345,12 @@ def _expand_host(a: np.ndarray, shape: tuple) -> np.ndarray:
 
 
 def fused_elementwise_kernel(*arrays, kernel_name: str = "", source: str = "", cuda_source: str = "",
-                             expression: str = "", input_kinds=(), steps=(), outputs=(), dtype=None, out=None):
+                             expression: str = "", input_kinds=(), steps=(), outputs=(), dtype=None, row_sums=(),
+                             row_dims=1, out=None):
     """Run the generated loop; inputs it cannot take as they are (another dtype, a broadcast among
     full inputs) run the original ops one by one instead, so the answer is always the unfused one.
-    `out`: arrays (C-contiguous, the output shape and dtype) to store into instead of new ones."""
+    `out`: arrays (C-contiguous, the output shape and dtype) to store into instead of new ones; the
+    row sums (of the outputs `row_sums` names, over all but the last `row_dims` dims) come after them."""
     dt = np.dtype(dtype)
     fitted = fit_inputs(arrays, input_kinds, dt, _expand_host)
     if fitted is None:
@@ -462,12 +359,20 @@ def fused_elementwise_kernel(*arrays, kernel_name: str = "", source: str = "", c
             for o, r in zip(out, result):
                 o[...] = r
             result = tuple(out)
+        result += tuple(row_sum(result[j], row_dims) for j in row_sums)
     else:
         shape, flat = fitted
         fn = _KERNELS.get(kernel_name) or load_kernel(kernel_name, source)
         result = tuple(out) if out is not None else tuple(np.empty(shape, dt) for _ in outputs)
-        fn(*flat, *(o.reshape(-1) for o in result))
+        result += tuple(np.zeros(shape[len(shape) - row_dims:], dt) for _ in row_sums)
+        if not row_sums or result[-1].size:  # (empty rows: nothing to loop over, the sums stay zero)
+            fn(*flat, *(o.reshape(-1) for o in result))
     return result[0] if len(result) == 1 else result
+
+
+def row_sum(a, row_dims: int):
+    """`a` summed over all but its last `row_dims` dims (what a fused op's row sum stores)."""
+    return a.sum(axis=tuple(range(a.ndim - row_dims)))
 
 
 def run_unfused(arrays, steps, outputs, dtype, backend: str = "cpu", constant: Callable = np.array) -> tuple:

@@ -52,9 +52,12 @@ def _constant(value: float, dtype):
 
 
 def fused_elementwise_kernel(*arrays, kernel_name: str = "", source: str = "", cuda_source: str = "",
-                             expression: str = "", input_kinds=(), steps=(), outputs=(), dtype=None, out=None):
+                             expression: str = "", input_kinds=(), steps=(), outputs=(), dtype=None, row_sums=(),
+                             row_dims=1, out=None):
     """Launch the generated CUDA kernel on device arrays; `out`: device arrays (the output shape and
-    dtype) to store into instead of new ones (the Executor's buffer_reuse pool passes them)."""
+    dtype) to store into instead of new ones (the Executor's buffer_reuse pool passes them). Row sums
+    (a bias gradient) are summed by the device's sum kernel after the loop: the CPU loop accumulates
+    them in the same pass, a GPU thread owns one element and no row."""
     dt = np.dtype(dtype)
     fitted = fit_inputs(arrays, input_kinds, dt, _expand_device) if cuda_source else None
     if fitted is None:
@@ -69,4 +72,12 @@ def fused_elementwise_kernel(*arrays, kernel_name: str = "", source: str = "", c
         n = int(np.prod(shape))
         if n:
             launch(load_cuda_kernel(cuda_source), blocks_for(n), THREADS, *flat, *(o.reshape(n) for o in result))
+    if row_sums:
+        result = tuple(result) + tuple(_row_sum(result[j], row_dims, dt) for j in row_sums)
     return result[0] if len(result) == 1 else result
+
+
+def _row_sum(a, row_dims: int, dtype):
+    from ...registry import KernelKey, get_op, kernel_fn
+    axes = tuple(range(len(a.shape) - row_dims))
+    return kernel_fn(get_op("sum"), KernelKey("gpu", dtype))(a, axis=axes, keepdim=False, dtype=None)

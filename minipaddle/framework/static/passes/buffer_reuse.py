@@ -104,7 +104,8 @@ class BufferPool:
         self.steps: dict[int, list[str]] = {}  # step index -> the buffer of each output
         for i, step in enumerate(steps):
             names = step.op.output_names()
-            writes_out = step.op.type == "fused_elementwise" or (backend == "cpu" and step.op.type in OUT_UFUNCS)
+            writes_out = (step.op.type == "fused_elementwise" and not step.op.attrs.get("row_sums")) or \
+                (backend == "cpu" and step.op.type in OUT_UFUNCS)  # (a row sum has its own shape: not pooled)
             if step.handler is None and writes_out and names and all(n in buffer_of for n in names):
                 self.steps[i] = [buffer_of[n] for n in names]
 

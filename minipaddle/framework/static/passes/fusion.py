@@ -6,7 +6,7 @@ Unfused, `gelu(x * a) + b` makes three passes over memory and two temporaries; f
 is loaded once, goes through multiply -> gelu -> add in registers, and is stored once. Ops group
 when they are elementwise ops the generator knows (fused.RULES) -- except those whose SIMD numpy
 kernel beats their scalar libm math in a loop (fused.SLOW_IN_LOOP: float64 exp, tanh, sigmoid, ...,
-and log; float32 tanh, erf, exp, sigmoid, gelu have vectorizable math, fused.FAST_F32) -- produce the
+and log; float32 tanh, erf, exp, sigmoid, gelu have vectorizable math, fast_math.FAST_F32) -- produce the
 same shape and float dtype, have the same role (forward / backward / optimize), and one reads another's result. The
 fused op takes the place of the group's last op, so a group never grows past an outside op that
 reads one of its results earlier; results read outside the group (or fetched) are the fused op's
@@ -41,10 +41,11 @@ FUSED_OP = "fused_elementwise"
 
 # ---- the fused op in the registry: the Executor runs it like any op --------------------------
 def fused_meta(*xs, kernel_name="", source="", cuda_source="", expression="", input_kinds=(), steps=(), outputs=(),
-               dtype=None):
+               dtype=None, row_sums=(), row_dims=1):
     shape = next((tuple(x.shape) for x, k in zip(xs, input_kinds) if k == "a"), ())
-    meta = new_meta(shape, np.dtype(dtype))
-    return meta if len(outputs) == 1 else tuple(meta for _ in outputs)
+    metas = [new_meta(shape, np.dtype(dtype)) for _ in outputs]
+    metas += [new_meta(shape[len(shape) - row_dims:], np.dtype(dtype)) for _ in row_sums]
+    return metas[0] if len(metas) == 1 else tuple(metas)
 
 
 def fused_grad(node, *douts):
@@ -58,7 +59,7 @@ if FUSED_OP not in OPS:
                 variadic=True, attrs={"kernel_name": (str, ""), "source": (str, ""), "cuda_source": (str, ""),
                                       "expression": (str, ""),
                                       "input_kinds": (list, []), "steps": (list, []), "outputs": (list, []),
-                                      "dtype": (np.dtype, None)},
+                                      "dtype": (np.dtype, None), "row_sums": (list, []), "row_dims": (int, 1)},
                 doc="elementwise ops fused into one generated numba loop (static passes: fusion)")
     add_kernel(FUSED_OP, "cpu", ("float32", "float64"),
                LazyKernel("minipaddle.framework.kernels.cpu.fused:fused_elementwise_kernel"), name="numba")
@@ -145,12 +146,12 @@ def _groups(block: Block, written: dict, read_by: dict) -> list[list[int]]:
         else:
             group_of[i] = len(groups)
             groups.append({i})
-    return [sorted(g) for g in groups if len(g) >= 2]
+    return [sorted(g) for g in groups if g]
 
 
 # ---- building the fused op -------------------------------------------------------------------
 def _fused_op(block: Block, members: list[int], written: dict, read_by: dict, fetched,
-              inlined: set) -> Operator | None:
+              inlined: set, min_ops: int, absorbed: list) -> Operator | None:
     ops = block.ops
     member_set = set(members)
     temps = {ops[m].output_names()[0]: f"t{j}" for j, m in enumerate(members)}
@@ -187,14 +188,51 @@ def _fused_op(block: Block, members: list[int], written: dict, read_by: dict, fe
     if not outputs:
         return None
     stored = [temps[n] for n in outputs]
-    kernel_name, source = generate_source(steps, kinds, stored, dtype)
+    last = ops[members[-1]]
+    sums, row_dims = _row_sums(block, outputs, shape, members[-1], last.role, written, read_by, fetched)
+    row = [int(np.prod(block._find_var_recursive(n)._data.shape)) for n, k in zip(inputs, kinds) if k == "r"]
+    if sums and row and row[0] != int(np.prod(shape[len(shape) - row_dims:])):
+        sums = []  # one inner loop: a bias row of another length than the sums' rows
+    if len(members) < min_ops and not sums:
+        return None
+    row_sums = [outputs.index(ops[i].input_names()[0]) for i in sums]
+    kernel_name, source = generate_source(steps, kinds, stored, dtype, row_sums)
     _, cuda_source = generate_cuda_source(steps, kinds, stored, dtype)  # one description, two kernels
     expression = "; ".join(f"{s['out']} = {s['type']}({', '.join(a.lstrip('=') for a in s['args'])})" for s in steps)
+    expression += "".join(f"; row_sum({stored[j]})" for j in row_sums)
     attrs = {"kernel_name": kernel_name, "source": source, "cuda_source": cuda_source, "expression": expression,
              "input_kinds": kinds, "steps": steps, "outputs": stored, "dtype": dtype}
-    last = ops[members[-1]]
-    return Operator(block, FUSED_OP, {"X": inputs}, {"Out": outputs}, attrs, source=ops[members[0]].source,
+    if sums:
+        attrs.update(row_sums=row_sums, row_dims=row_dims)
+        absorbed.extend(sums)
+    outs = outputs + [ops[i].output_names()[0] for i in sums]
+    return Operator(block, FUSED_OP, {"X": inputs}, {"Out": outs}, attrs, source=ops[members[0]].source,
                     role=last.role)
+
+
+def _row_sums(block: Block, outputs: list, shape: tuple, p: int, role: str, written: dict, read_by: dict,
+              fetched) -> tuple[list[int], int]:
+    """The `sum` ops (their indices) over the leading dims of the fused op's outputs that it can compute in
+    the same pass (a bias gradient), all keeping the same trailing dims; and how many trailing dims."""
+    found, kept = [], None
+    for name in outputs:
+        for r in sorted(read_by.get(name, ())):
+            op = block.ops[r]
+            if r <= p or op.type != "sum" or op.role != role or op.attrs.get("keepdim") or \
+                    op.attrs.get("dtype") not in (None, block._find_var_recursive(name)._data.dtype):
+                continue
+            axis = op.attrs.get("axis")
+            axes = sorted(a % len(shape) for a in ((axis,) if isinstance(axis, int) else (axis or ()))) \
+                if shape else []
+            dims = len(shape) - len(axes)
+            if not axes or axes != list(range(len(axes))) or dims < 1 or -1 in shape[len(shape) - dims:]:
+                continue
+            out = op.output_names()[0]
+            if kept not in (None, dims) or len(written.get(out, ())) != 1 or is_persistable(block, out):
+                continue
+            kept = dims
+            found.append(r)
+    return found, kept or 1
 
 
 def _unread_constants(program: Program, block: Block, ops: list, inlined: set, fetched) -> set[int]:
@@ -233,15 +271,15 @@ def _fuse_block(program: Program, block: Block, report: PassReport, fetched, min
     sources: dict[int, list[int]] = {}
     inlined: set[str] = set()
     for members in _groups(block, written, read_by):
-        if len(members) < min_ops or any(is_persistable(block, n) for m in members
-                                         for n in block.ops[m].output_names()):
+        if any(is_persistable(block, n) for m in members for n in block.ops[m].output_names()):
             continue
-        op = _fused_op(block, members, written, read_by, fetched, inlined)
+        absorbed: list[int] = []  # sum ops over the group's results it computes in the same pass
+        op = _fused_op(block, members, written, read_by, fetched, inlined, min_ops, absorbed)
         if op is None:
             continue
         replaced[members[-1]] = op
-        dropped.update(members[:-1])
-        sources[members[-1]] = members
+        dropped.update(members[:-1] + absorbed)
+        sources[members[-1]] = members + absorbed
     old_ops = block.ops
     new_ops = [replaced.get(i, op) for i, op in enumerate(old_ops) if i not in dropped]
     unread = _unread_constants(program, block, new_ops, inlined, fetched)
