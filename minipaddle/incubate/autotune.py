@@ -29,7 +29,8 @@ def set_config(config: dict | str | None = None) -> None:
 
     kernel:     enable (bool), tuning_range ([start, end) step ids; default [1, 10]),
                 cache_dir (minipaddle's addition: where decisions persist; None keeps them in memory)
-    layout:     accepted for Paddle compatibility; minipaddle's CPU kernels have one layout (NCHW)
+    layout:     accepted for Paddle compatibility (a warning when enabled): tensors stay NCHW; the
+                channels-last conv2d is one of the kernel tuner's candidates instead
     dataloader: enable (bool), tuning_steps (batches timed per candidate num_workers; default 500)
     """
     if config is None:
@@ -52,7 +53,9 @@ def set_config(config: dict | str | None = None) -> None:
         _set_kernel(_section(config, "kernel", ("enable", "tuning_range", "cache_dir")))
     if "layout" in config:
         if _section(config, "layout", ("enable",)).get("enable"):
-            warnings.warn("autotune: layout tuning is not implemented in minipaddle; CPU kernels use NCHW.",
+            warnings.warn("autotune: layout tuning is not implemented in minipaddle; tensors stay NCHW. The "
+                          "channels-last conv2d is a candidate the kernel tuner times per shape instead "
+                          "(benchmarks/conv_layout.py measures what a whole-network NHWC layout could gain).",
                           stacklevel=2)
     if "dataloader" in config:
         section = _section(config, "dataloader", ("enable", "tuning_steps"))
