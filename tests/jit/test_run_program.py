@@ -271,7 +271,7 @@ def test_a_recorded_training_step_has_one_run_program_node_and_its_programs():
     programs = {p["name"]: p["id"] for p in doc["programs"]}
     fwd, bwd = programs[node["attrs"]["forward_program"]], programs[node["attrs"]["backward_program"]]
     runs = {r["program"]: [s["type"] for s in r["steps"]] for r in doc["program_runs"]}
-    assert runs[fwd] == ["linear", "relu", "linear"]
+    assert runs[fwd] == ["matmul", "fused_elementwise", "linear"]   # relu(x @ W + b): the product, then one loop
     assert "fused_elementwise" in runs[bwd] and "relu_grad" not in runs[bwd]  # relu's grad and a bias sum: one loop
     assert "run_program" in [g["op"] for g in doc["graph"]["backward"]["nodes"] if "op" in g]
 

@@ -28,7 +28,10 @@ def test_gelu_chain_becomes_one_kernel_with_printable_source():
     case = CASES["gelu_forward"]()
     out, report = fuse_elementwise(case.main, case.fetch)
     (op,) = _fused_ops(out)
-    assert [o.type for o in out.global_block().ops] == ["linear", "fused_elementwise"]
+    # the linear's bias add joins the loop (the GEMM epilogue): the product, then one kernel
+    assert [o.type for o in out.global_block().ops] == ["matmul", "fused_elementwise"]
+    assert op.attrs["input_kinds"] == ["a", "r"] and report.details["epilogues"] == [case.main.global_block().ops[0]
+                                                                                      .output_names()[0]]
     assert op.outputs["Out"] == [v.name for v in reversed(case.fetch)]  # gelu's result is fetched too
     source = fused_source(op)
     assert source == op.attrs["source"]
@@ -37,10 +40,11 @@ def test_gelu_chain_becomes_one_kernel_with_printable_source():
     assert "def prim_gelu_fast(x):" in source and "erf_f32(x * np.float32(0.7071067811865476))" in source
     assert "def erf_f32(x):" in source                     # float32: vectorizable erf, no libm call
     assert "math.erf" not in source
-    assert "np.float32(prim_leaky_relu(x0[i], np.float32(0.1)))" in source
-    assert op.attrs["expression"].startswith("t0 = gelu(x0)")
+    assert "np.float32(prim_leaky_relu(t0, np.float32(0.1)))" in source
+    assert "t0 = np.float32(prim_add(x0[i], x1[j]))" in source   # the bias row, read in place
+    assert op.attrs["expression"].startswith("t0 = add(x0, x1); t1 = gelu(t0)")
     (entry,) = report.fused
-    assert len(entry["from"]) == 10 and entry["into"]["type"] == "fused_elementwise"
+    assert len(entry["from"]) == 11 and entry["into"]["type"] == "fused_elementwise"
     compile(source, "<fused>", "exec")                     # the source is a valid module
 
 

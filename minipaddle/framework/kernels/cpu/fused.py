@@ -310,10 +310,11 @@ def fit_inputs(arrays, input_kinds, dtype: np.dtype, expand: Callable) -> tuple 
     """(output shape, the inputs as the generated loop reads them: 1-D) or None when the arrays do not fit
     `input_kinds` (another dtype, a broadcast among full inputs): then the unfused ops run instead.
     `expand(a, shape)` makes a broadcast ("b") input full size on the arrays' own device."""
-    shape = next((a.shape for a, k in zip(arrays, input_kinds) if k == "a"), None)
-    if shape is None:
+    if "a" not in input_kinds:
         return None
+    shape = arrays[input_kinds.index("a")].shape   # (plain loops: this runs on every call of a fused op)
     flat = []
+    row_size = None
     for a, kind in zip(arrays, input_kinds):
         if a.dtype != dtype:
             return None
@@ -321,17 +322,20 @@ def fit_inputs(arrays, input_kinds, dtype: np.dtype, expand: Callable) -> tuple 
             if a.shape != shape:
                 return None
             flat.append(a.reshape(-1))
+        elif kind == "r":
+            row = a.shape
+            while row and row[0] == 1:
+                row = row[1:]
+            if not row or len(row) >= len(shape) or shape[len(shape) - len(row):] != row:
+                return None
+            if row_size is not None and a.size != row_size:  # one inner loop: every row input as long
+                return None
+            row_size = a.size
+            flat.append(a.reshape(-1))
         elif kind == "s":
             if a.size != 1 or len(a.shape) > len(shape):
                 return None
             flat.append(a.reshape(1))
-        elif kind == "r":
-            row = a.shape[next((k for k, d in enumerate(a.shape) if d != 1), len(a.shape)):]
-            if not row or tuple(shape[len(shape) - len(row):]) != row or len(row) >= len(shape):
-                return None
-            if any(k == "r" and b.size != a.size for b, k in zip(arrays, input_kinds)):
-                return None
-            flat.append(a.reshape(-1))
         else:
             try:
                 flat.append(expand(a, shape).reshape(-1))

@@ -33,6 +33,7 @@ from ...registry import OPS, KernelKey, LazyKernel, add_kernel, get_op, new_meta
 from ..program import Block, Operator, Program
 from .common import (CONSTANT_OPS, block_fetched, fetch_names, is_persistable, op_reads, protected, prune_vars,
                      readers, run_pass, scalar_constant, writers)
+from .epilogue import split_linear_bias
 from .recompute import recompute_in_backward
 from .report import PassReport, op_ref
 
@@ -250,21 +251,32 @@ def fuse_elementwise(program: Program, fetch_list=None, min_ops: int = 2) -> tup
 def _fuse(program: Program, report: PassReport, fetched, min_ops: int) -> None:
     fused: list = []
     recomputed: list = []
+    epilogues: list = []
+    products: list = []
     for block in program.blocks:  # sub-blocks too: a branch's or loop body's chains fuse the same way
         block_fetch = block_fetched(program, block, fetched)
+        origin = {id(op): (i, op) for i, op in enumerate(block.ops)}  # the report names ops as the pass found them
         recomputed += recompute_in_backward(block, block_fetch)
-        fused += _fuse_block(program, block, report, block_fetch, min_ops)
+        splits = split_linear_bias(block, block_fetch, _signature) if min_ops <= 2 else []  # (add + reader: 2 ops)
+        for linear, _, bias_add in splits:
+            origin[id(bias_add)] = origin[id(linear)]   # the linear is gone: its bias add fused, its product added
+        epilogues += [linear.output_names()[0] for linear, _, _ in splits]
+        fused += _fuse_block(program, block, report, block_fetch, min_ops, origin)
+        ids = {id(product) for _, product, _ in splits}
+        products += [op_ref(block.idx, j, op) for j, op in enumerate(block.ops) if id(op) in ids]
     report.fused = fused
-    report.added = [f["into"] for f in fused]
+    report.added = [f["into"] for f in fused] + products
     n_from = sum(len(f["from"]) for f in fused)
     report.details = {"vars_removed": prune_vars(program), "kernels": [f["kernel"] for f in fused],
-                      "recomputed": recomputed}
+                      "recomputed": recomputed, "epilogues": epilogues}
     report.summary = f"fused {n_from} elementwise op(s) into {len(fused)} generated kernel(s)"
+    if epilogues:
+        report.summary += f"; {len(epilogues)} linear bias add(s) moved into the loop after the product"
     if recomputed:
         report.summary += f"; the backward recomputes {len(recomputed)} cheap forward value(s) instead of keeping them"
 
 
-def _fuse_block(program: Program, block: Block, report: PassReport, fetched, min_ops: int) -> list:
+def _fuse_block(program: Program, block: Block, report: PassReport, fetched, min_ops: int, origin: dict) -> list:
     written, read_by = writers(block), readers(block)
     replaced: dict[int, Operator] = {}
     dropped: set[int] = set()
@@ -286,12 +298,15 @@ def _fuse_block(program: Program, block: Block, report: PassReport, fetched, min
     block.ops = [op for op in new_ops if id(op) not in unread]
     position = {id(op): j for j, op in enumerate(block.ops)}
     b = block.idx
-    fused = [{"into": op_ref(b, position[id(op)], op), "from": [op_ref(b, m, old_ops[m]) for m in sources[i]],
+
+    def found(ops) -> list:  # refs into the block as the pass found it (not the ops its first steps made)
+        return [op_ref(b, *origin[id(op)]) for op in ops if id(op) in origin]
+    fused = [{"into": op_ref(b, position[id(op)], op), "from": found(old_ops[m] for m in sources[i]),
               "expression": op.attrs["expression"], "kernel": op.attrs["kernel_name"]}
              for i, op in sorted(replaced.items())]
-    report.removed += sorted([ref for f in fused for ref in f["from"]] +
-                             [op_ref(b, i, op) for i, op in enumerate(old_ops) if id(op) in unread],
-                             key=lambda ref: ref["index"])
+    removed = {ref["index"]: ref for ref in [r for f in fused for r in f["from"]] +
+               found(op for op in old_ops if id(op) in unread)}
+    report.removed += [removed[i] for i in sorted(removed)]
     return fused
 
 
