@@ -261,6 +261,29 @@ def test_a_fused_training_program_with_buffer_reuse_trains_as_on_the_cpu():
     assert pool.allocated > 0 and pool.reused > 0   # the second step writes into the first step's buffers
 
 
+def test_a_fused_conv_bias_and_its_gradient_sum_train_on_the_gpu_as_on_the_cpu():
+    def body():
+        x = static.data("x", [None, 2, 5, 5], "float32")
+        h = F.relu(paddle.nn.Conv2D(2, 3, 3, padding=1)(x))
+        loss = paddle.mean(h * h)
+        paddle.optimizer.SGD(learning_rate=0.1).minimize(loss)
+        return loss
+    main, startup, loss = _build(body)
+    fused, _ = fuse_elementwise(main, fetch_list=[loss])
+    kinds = [op.attrs["input_kinds"] for op in fused.global_block().ops if op.type == "fused_elementwise"]
+    assert ["a", "p"] in kinds                                              # the bias, one value per channel
+    assert any(op.attrs.get("row_axes") == [1, 2] for op in fused.global_block().ops)   # its gradient's sum
+    xs = np.random.default_rng(0).standard_normal((4, 2, 5, 5)).astype(np.float32)
+    results = []
+    for place, program in ((paddle.CPUPlace(), main), (paddle.CUDAPlace(0), fused)):
+        with static.scope_guard(static.Scope()):
+            exe = static.Executor(place)
+            exe.run(startup)
+            results.append([exe.run(program, feed={"x": xs}, fetch_list=[loss])[0] for _ in range(2)])
+    np.testing.assert_allclose(np.array(results[1], dtype=float), np.array(results[0], dtype=float), rtol=1e-5)
+    assert results[0][1] < results[0][0]   # it trained
+
+
 def test_the_debugger_records_a_gpu_run_and_shows_both_kernel_sources():
     main, startup, loss = _mlp(lambda: paddle.optimizer.SGD(learning_rate=0.1),
                                activation=lambda h: F.relu(h * 2.0 + 0.5) - h)

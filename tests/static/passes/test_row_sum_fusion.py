@@ -76,12 +76,24 @@ def test_a_bias_over_two_leading_axes_sums_both_in_the_loop():
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("axis, keepdim", [(0, True), ([0, 1], True), (1, False), (-1, False)])
-def test_sums_that_keep_dims_or_reduce_inner_axes_stay_sum_ops(axis, keepdim):
+@pytest.mark.parametrize("axis, keepdim", [(1, False), (-1, False), ([1, 2], True), ([0, 1, 2], False)])
+def test_sums_that_keep_the_leading_axis_or_no_axis_stay_sum_ops(axis, keepdim):
     case = _sequence_case(keepdim=keepdim, axis=axis)
     out, _ = fuse_elementwise(case.main, case.fetch)
     forward_sums = [op for op in out.global_block().ops if op.type == "sum" and op.role == "forward"]
-    assert forward_sums   # the layer's own sum is not a bias gradient: it stays
+    assert forward_sums   # no leading dim to accumulate over in the loop, or no row to keep: it stays
+    for a, b in zip(run_case(case, case.main), run_case(case, out)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("axis, keepdim, row_axes", [(0, True, []), ([0, 1], True, []), ([0, 2], False, [1]),
+                                                      ([0, 2], True, [1])])
+def test_sums_over_the_leading_axis_and_inner_ones_join_the_loop(axis, keepdim, row_axes):
+    case = _sequence_case(keepdim=keepdim, axis=axis)
+    out, _ = fuse_elementwise(case.main, case.fetch)
+    assert not [op for op in out.global_block().ops if op.type == "sum" and op.role == "forward"]
+    (op,) = [op for op in _fused_with_sums(out) if op.role == "forward"]
+    assert op.attrs["row_axes"] == row_axes and op.attrs["row_keepdim"] == keepdim
     for a, b in zip(run_case(case, case.main), run_case(case, out)):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
@@ -132,3 +144,62 @@ def test_a_float32_row_sum_accumulates_in_float64():
     _, _, s0, _ = _run([y, dout], 1)
     exact = np.float64(np.float32(0.1)) * n
     assert abs(float(s0[0]) - exact) <= abs(exact) * 1e-7   # a float32 running sum would drift ~1e-4
+
+
+def _conv_case() -> Case:
+    """conv2d + bias + relu, trained: the bias is one value per channel (a 'p' input of the fused loop) and
+    its gradient sums over N, H and W (the loop accumulates over N, then H and W are summed)."""
+    paddle.seed(3)
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [None, 2, 5, 5], "float32")
+        h = F.relu(paddle.nn.Conv2D(2, 3, 3, padding=1)(x))
+        loss = paddle.mean(h * h)
+        paddle.optimizer.SGD(learning_rate=0.1).minimize(loss)
+
+    def feed(rng):
+        return {"x": rng.standard_normal((4, 2, 5, 5)).astype(np.float32)}
+    return Case(main, startup, [loss], feed, steps=3)
+
+
+def test_a_conv_bias_is_read_per_channel_and_its_gradient_summed_in_the_loop():
+    case = _conv_case()
+    out, _ = fuse_elementwise(case.main, case.fetch)
+    ops = out.global_block().ops
+    forward = next(op for op in ops if op.type == "fused_elementwise" and op.role == "forward")
+    assert forward.attrs["input_kinds"] == ["a", "p"]          # no full-size copy of the bias
+    (grad,) = [op for op in _fused_with_sums(out) if "relu_grad" in op.attrs["expression"]]
+    assert (grad.attrs["row_dims"], grad.attrs["row_axes"], grad.attrs["row_keepdim"]) == (3, [1, 2], True)
+    assert "relu_grad" not in _ops(out)
+    for a, b in zip(run_case(case, case.main), run_case(case, out)):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(0, 3), c=st.integers(1, 4), hw=st.tuples(st.integers(1, 5), st.integers(1, 5)),
+       keepdim=st.booleans())
+def test_a_plane_input_and_a_channel_sum_agree_with_numpy(n, c, hw, keepdim):
+    rng = np.random.default_rng(c)
+    x = rng.standard_normal((n, c) + hw).astype(np.float32)
+    b = rng.standard_normal((1, c, 1, 1)).astype(np.float32)
+    steps = [{"type": "add", "attrs": {}, "args": ["x0", "x1"], "out": "t0"},
+             {"type": "relu", "attrs": {}, "args": ["t0"], "out": "t1"}]
+    name, source = fused.generate_source(steps, ["a", "p"], ["t0", "t1"], np.float32, [1])
+    t0, t1, s1 = fused.fused_elementwise_kernel(
+        x, b, kernel_name=name, source=source, input_kinds=["a", "p"], steps=steps, outputs=["t0", "t1"],
+        dtype=np.float32, row_sums=[1], row_dims=3, row_axes=[1, 2], row_keepdim=keepdim)
+    want = np.maximum(x + b, 0)
+    np.testing.assert_allclose(t1, want, rtol=1e-6)
+    np.testing.assert_allclose(s1, want.sum(axis=(0, 2, 3), keepdims=keepdim), rtol=1e-5, atol=1e-5)
+    assert s1.shape == ((1, c, 1, 1) if keepdim else (c,))
+
+
+def test_a_plane_input_of_the_wrong_length_runs_the_ops_instead():
+    x = np.ones((2, 3, 4, 4), np.float32)
+    b = np.ones((1, 2, 1, 1), np.float32)        # 2 channels against 3: the ops' own broadcast error
+    steps = [{"type": "add", "attrs": {}, "args": ["x0", "x1"], "out": "t0"}]
+    name, source = fused.generate_source(steps, ["a", "p"], ["t0"], np.float32)
+    assert fused.fit_inputs((x, b), ["a", "p"], np.dtype(np.float32), fused._expand_host) is None
+    with pytest.raises(Exception, match="add"):
+        fused.fused_elementwise_kernel(x, b, kernel_name=name, source=source, input_kinds=["a", "p"], steps=steps,
+                                       outputs=["t0"], dtype=np.float32)

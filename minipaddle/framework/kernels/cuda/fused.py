@@ -53,7 +53,7 @@ def _constant(value: float, dtype):
 
 def fused_elementwise_kernel(*arrays, kernel_name: str = "", source: str = "", cuda_source: str = "",
                              expression: str = "", input_kinds=(), steps=(), outputs=(), dtype=None, row_sums=(),
-                             row_dims=1, out=None):
+                             row_dims=1, row_axes=(), row_keepdim=False, out=None):
     """Launch the generated CUDA kernel on device arrays; `out`: device arrays (the output shape and
     dtype) to store into instead of new ones (the Executor's buffer_reuse pool passes them). Row sums
     (a bias gradient) are summed by the device's sum kernel after the loop: the CPU loop accumulates
@@ -73,11 +73,12 @@ def fused_elementwise_kernel(*arrays, kernel_name: str = "", source: str = "", c
         if n:
             launch(load_cuda_kernel(cuda_source), blocks_for(n), THREADS, *flat, *(o.reshape(n) for o in result))
     if row_sums:
-        result = tuple(result) + tuple(_row_sum(result[j], row_dims, dt) for j in row_sums)
+        result = tuple(result) + tuple(_row_sum(result[j], row_dims, row_axes, row_keepdim, dt) for j in row_sums)
     return result[0] if len(result) == 1 else result
 
 
-def _row_sum(a, row_dims: int, dtype):
+def _row_sum(a, row_dims: int, row_axes, keepdim: bool, dtype):
     from ...registry import KernelKey, get_op, kernel_fn
-    axes = tuple(range(len(a.shape) - row_dims))
-    return kernel_fn(get_op("sum"), KernelKey("gpu", dtype))(a, axis=axes, keepdim=False, dtype=None)
+    lead = len(a.shape) - row_dims
+    axes = tuple(range(lead)) + tuple(lead + k for k in row_axes)
+    return kernel_fn(get_op("sum"), KernelKey("gpu", dtype))(a, axis=axes, keepdim=keepdim, dtype=None)

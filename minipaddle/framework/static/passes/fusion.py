@@ -27,7 +27,7 @@ import numpy as np
 
 from ...errors import unimplemented
 from ...kernels.cpu.fused import (fusable_type, fused_cuda_source, fused_source, generate_cuda_source, generate_source,
-                                  slow_in_loop)
+                                  row_sum_shape, slow_in_loop)
 from ...kernels.cuda_registry import register_fused_elementwise
 from ...registry import OPS, KernelKey, LazyKernel, add_kernel, get_op, new_meta, register_op, select_kernel
 from ..program import Block, Operator, Program
@@ -42,10 +42,10 @@ FUSED_OP = "fused_elementwise"
 
 # ---- the fused op in the registry: the Executor runs it like any op --------------------------
 def fused_meta(*xs, kernel_name="", source="", cuda_source="", expression="", input_kinds=(), steps=(), outputs=(),
-               dtype=None, row_sums=(), row_dims=1):
+               dtype=None, row_sums=(), row_dims=1, row_axes=(), row_keepdim=False):
     shape = next((tuple(x.shape) for x, k in zip(xs, input_kinds) if k == "a"), ())
     metas = [new_meta(shape, np.dtype(dtype)) for _ in outputs]
-    metas += [new_meta(shape[len(shape) - row_dims:], np.dtype(dtype)) for _ in row_sums]
+    metas += [new_meta(row_sum_shape(shape, row_dims, row_axes, row_keepdim), np.dtype(dtype)) for _ in row_sums]
     return metas[0] if len(metas) == 1 else tuple(metas)
 
 
@@ -60,7 +60,8 @@ if FUSED_OP not in OPS:
                 variadic=True, attrs={"kernel_name": (str, ""), "source": (str, ""), "cuda_source": (str, ""),
                                       "expression": (str, ""),
                                       "input_kinds": (list, []), "steps": (list, []), "outputs": (list, []),
-                                      "dtype": (np.dtype, None), "row_sums": (list, []), "row_dims": (int, 1)},
+                                      "dtype": (np.dtype, None), "row_sums": (list, []), "row_dims": (int, 1),
+                                      "row_axes": (list, []), "row_keepdim": (bool, False)},
                 doc="elementwise ops fused into one generated numba loop (static passes: fusion)")
     add_kernel(FUSED_OP, "cpu", ("float32", "float64"),
                LazyKernel("minipaddle.framework.kernels.cpu.fused:fused_elementwise_kernel"), name="numba")
@@ -70,7 +71,9 @@ if FUSED_OP not in OPS:
 # ---- grouping --------------------------------------------------------------------------------
 def _input_kind(shape: tuple, out_shape: tuple) -> str | None:
     """'a': the output's own shape, 's': one element, 'r': a row repeated along the leading dims (a bias:
-    read in place, x[j] in an inner loop), 'b': another broadcast (expanded first); None: cannot be fused."""
+    read in place, x[j] in an inner loop), 'p': one value per channel, (C, 1, 1) against (N, C, H, W) (a
+    conv bias: expanded to its row C x H x W, then read as a row), 'b': another broadcast (expanded
+    first); None: cannot be fused."""
     if shape == out_shape:
         return "a"
     if len(shape) > len(out_shape):
@@ -80,8 +83,11 @@ def _input_kind(shape: tuple, out_shape: tuple) -> str | None:
     row = tuple(shape)
     while row and row[0] == 1:
         row = row[1:]
-    if row and -1 not in row and len(row) < len(out_shape) and out_shape[len(out_shape) - len(row):] == row:
+    tail = out_shape[len(out_shape) - len(row):]
+    if row and -1 not in row and len(row) < len(out_shape) and tail == row:
         return "r"
+    if row and len(row) < len(out_shape) and -1 not in tail and row[0] == tail[0] and all(d == 1 for d in row[1:]):
+        return "p"
     tail = out_shape[len(out_shape) - len(shape):]
     if all(d == 1 or (d == t and d != -1) for d, t in zip(shape, tail)):
         return "b"
@@ -176,11 +182,9 @@ def _fused_op(block: Block, members: list[int], written: dict, read_by: dict, fe
         attrs = dict(get_op(op.type).attr_defaults, **op.attrs)
         steps.append({"type": op.type, "attrs": attrs, "args": args, "out": temps[op.output_names()[0]]})
     kinds = [_input_kind(block._find_var_recursive(n)._data.shape, shape) for n in inputs]
-    row_sizes = {int(np.prod(block._find_var_recursive(n)._data.shape)) for n, k in zip(inputs, kinds) if k == "r"}
-    if len(row_sizes) > 1:  # one inner loop: rows of another length are expanded instead
-        first = next(int(np.prod(block._find_var_recursive(n)._data.shape)) for n, k in zip(inputs, kinds) if k == "r")
-        kinds = ["b" if k == "r" and int(np.prod(block._find_var_recursive(n)._data.shape)) != first else k
-                 for n, k in zip(inputs, kinds)]
+    lengths = [_row_length(block._find_var_recursive(n)._data.shape, k, shape) for n, k in zip(inputs, kinds)]
+    row = next((n for n in lengths if n), None)
+    kinds = ["b" if n and n != row else k for k, n in zip(kinds, lengths)]  # one inner loop: others expanded
     if "a" not in kinds:
         return None  # the loop takes its length from a full-size input
     outputs = [n for n in temps if (fetched is None and not read_by.get(n)) or (fetched and n in fetched)
@@ -190,9 +194,9 @@ def _fused_op(block: Block, members: list[int], written: dict, read_by: dict, fe
         return None
     stored = [temps[n] for n in outputs]
     last = ops[members[-1]]
-    sums, row_dims = _row_sums(block, outputs, shape, members[-1], last.role, written, read_by, fetched)
-    row = [int(np.prod(block._find_var_recursive(n)._data.shape)) for n, k in zip(inputs, kinds) if k == "r"]
-    if sums and row and row[0] != int(np.prod(shape[len(shape) - row_dims:])):
+    sums, row_dims, row_axes, keepdim = _row_sums(block, outputs, shape, members[-1], last.role, written, read_by,
+                                                  fetched)
+    if sums and row and row != int(np.prod(shape[len(shape) - row_dims:])):
         sums = []  # one inner loop: a bias row of another length than the sums' rows
     if len(members) < min_ops and not sums:
         return None
@@ -204,36 +208,49 @@ def _fused_op(block: Block, members: list[int], written: dict, read_by: dict, fe
     attrs = {"kernel_name": kernel_name, "source": source, "cuda_source": cuda_source, "expression": expression,
              "input_kinds": kinds, "steps": steps, "outputs": stored, "dtype": dtype}
     if sums:
-        attrs.update(row_sums=row_sums, row_dims=row_dims)
+        attrs.update(row_sums=row_sums, row_dims=row_dims, row_axes=row_axes, row_keepdim=keepdim)
         absorbed.extend(sums)
     outs = outputs + [ops[i].output_names()[0] for i in sums]
     return Operator(block, FUSED_OP, {"X": inputs}, {"Out": outs}, attrs, source=ops[members[0]].source,
                     role=last.role)
 
 
+def _row_length(shape: tuple, kind: str, out_shape: tuple) -> int:
+    """How long a row ('r') or plane ('p') input's row is in the loop (C x H x W for a conv bias); else 0."""
+    if kind not in ("r", "p"):
+        return 0
+    row = tuple(shape)
+    while row and row[0] == 1:
+        row = row[1:]
+    return int(np.prod(out_shape[len(out_shape) - len(row):]))
+
+
 def _row_sums(block: Block, outputs: list, shape: tuple, p: int, role: str, written: dict, read_by: dict,
-              fetched) -> tuple[list[int], int]:
+              fetched) -> tuple[list[int], int, list[int], bool]:
     """The `sum` ops (their indices) over the leading dims of the fused op's outputs that it can compute in
-    the same pass (a bias gradient), all keeping the same trailing dims; and how many trailing dims."""
+    the same pass (a bias gradient); how many trailing dims the loop keeps (from the first axis a sum
+    keeps: a row), which of those the sum reduces after the loop (a conv bias: H and W), and whether
+    it keeps the reduced dims as 1s -- the same for all of them."""
     found, kept = [], None
     for name in outputs:
         for r in sorted(read_by.get(name, ())):
             op = block.ops[r]
-            if r <= p or op.type != "sum" or op.role != role or op.attrs.get("keepdim") or \
+            if r <= p or op.type != "sum" or op.role != role or not shape or \
                     op.attrs.get("dtype") not in (None, block._find_var_recursive(name)._data.dtype):
                 continue
             axis = op.attrs.get("axis")
-            axes = sorted(a % len(shape) for a in ((axis,) if isinstance(axis, int) else (axis or ()))) \
-                if shape else []
-            dims = len(shape) - len(axes)
-            if not axes or axes != list(range(len(axes))) or dims < 1 or -1 in shape[len(shape) - dims:]:
+            axes = sorted({a % len(shape) for a in ((axis,) if isinstance(axis, int) else (axis or ()))})
+            lead = next((k for k in range(len(shape)) if k not in axes), len(shape))
+            within = [a - lead for a in axes if a > lead]
+            if lead == 0 or lead == len(shape) or -1 in shape[lead:]:
                 continue
             out = op.output_names()[0]
-            if kept not in (None, dims) or len(written.get(out, ())) != 1 or is_persistable(block, out):
+            how = (lead, within, bool(op.attrs.get("keepdim")))
+            if kept not in (None, how) or len(written.get(out, ())) != 1 or is_persistable(block, out):
                 continue
-            kept = dims
+            kept = how
             found.append(r)
-    return found, kept or 1
+    return (found, len(shape) - kept[0], kept[1], kept[2]) if kept else ([], 1, [], False)
 
 
 def _unread_constants(program: Program, block: Block, ops: list, inlined: set, fetched) -> set[int]:
