@@ -106,7 +106,8 @@ def test_program_tab_pass_diff_and_run_stepping(page, lab, extension) -> None:
 
     # step the run: the first op is current, then each click moves on; a while body's ops come back per iteration
     label, current = _run_state(root)
-    assert label.startswith("step 1 / ") and "linear" in label and current == f"{pid}:b0:op0", (label, current)
+    # (fc's product: fusion moved its bias add and relu into one loop, the GEMM epilogue)
+    assert label.startswith("step 1 / ") and "matmul (op 0)" in label and current == f"{pid}:b0:op0", (label, current)
     total = int(label.split("/")[1].split()[0])
     seen: list[str] = [current]
     for _ in range(total - 1):
