@@ -90,6 +90,7 @@ bench: setup
 	$(PY) benchmarks/autotune.py
 	$(PY) benchmarks/to_static.py
 	$(PY) benchmarks/pool_conv_kernels.py
+	$(PY) benchmarks/conv_layout.py
 	$(PY) benchmarks/linalg_bench.py
 	$(PY) benchmarks/sparse_bench.py
 	$(PY) benchmarks/debugger_render.py
