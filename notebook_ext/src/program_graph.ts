@@ -193,6 +193,12 @@ export function diffMarks(diff: PassDiff, before?: ProgramDoc, after?: ProgramDo
   return marks;
 }
 
+/** The first op (not a variable) of `marks` carrying one of `classes`, in the diff's order: where a pane opens. */
+export function firstMarkedOp(marks: Map<string, string[]>, classes: string[]): string | null {
+  for (const [id, cls] of marks) if (/^[^:]+:b\d+:op\d+$/.test(id) && cls.some(c => classes.includes(c))) return id;
+  return null;
+}
+
 /** dy2static: which ops each line of the original source produced, and each op's line. */
 export function sourceLinks(program: ProgramDoc): { opsOfLine: Map<number, string[]>; lineOfOp: Map<string, number> } {
   const opsOfLine = new Map<number, string[]>();

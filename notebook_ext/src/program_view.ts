@@ -15,7 +15,7 @@ import { StepModel, programRunSteps } from './steps';
 import { layoutSvg } from './layout';
 import { el } from './format';
 import { renderProgramInspector } from './inspector';
-import { DiffMarks, addMark, diffMarks, programGraph, sourceLinks } from './program_graph';
+import { DiffMarks, addMark, diffMarks, firstMarkedOp, programGraph, sourceLinks } from './program_graph';
 import { ProgramCaller, programCaller } from './program_links';
 import { TraceIndex } from './trace_index';
 
@@ -344,7 +344,14 @@ export class ProgramView {
     const draws: Promise<void>[] = [];
     if (before) draws.push(this.before.draw(before, `before ${diff.pass}: ${before.id} · ${diff.ops_before} ops`));
     if (after) draws.push(this.after.draw(after, `after ${diff.pass}: ${after.id} · ${diff.ops_after} ops`));
-    this.ready = Promise.all(draws).then(() => this.update());
+    this.ready = Promise.all(draws).then(() => {
+      this.update();
+      // open each side on the change: the first op the pass removed, the first it made (else the top)
+      if (this.diff === diff && this.marks) {
+        this.before.follow(firstMarkedOp(this.marks.before, ['mp-removed', 'mp-fused-away']));
+        this.after.follow(firstMarkedOp(this.marks.after, ['mp-fused', 'mp-added']));
+      }
+    });
     this.update();
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProgramView } from '../src/program_view';
 import { attrValue } from '../src/inspector';
-import { diffMarks, programGraph, programNode, sourceLinks, summaryAt } from '../src/program_graph';
+import { diffMarks, firstMarkedOp, programGraph, programNode, sourceLinks, summaryAt } from '../src/program_graph';
 import { StepModel, blockPath, declaringBlock, programRunSteps } from '../src/steps';
 import { TraceView } from '../src/trace_view';
 import { fixture } from './helpers';
@@ -67,6 +67,15 @@ describe('pass diffs', () => {
     expect(m.replaced.get('P1:b0:op1')?.map(r => r.type)).toEqual(['elementwise_add', 'tanh']);
     const none = diffMarks(passDiffs()[1], P0, P0);
     expect(none.before.size + none.after.size).toBe(0);
+  });
+
+  it('opens each side on the first op the pass changed, never on a variable', () => {
+    const m = diffMarks(passDiffs()[0], P0, P1);
+    expect(firstMarkedOp(m.before, ['mp-removed', 'mp-fused-away'])).toBe('P0:b0:op1');
+    expect(firstMarkedOp(m.after, ['mp-fused', 'mp-added'])).toBe('P1:b0:op1');
+    const marks = new Map([['P0:b0:v:op7', ['mp-removed']], ['P0:b0:op12', ['mp-removed']]]);
+    expect(firstMarkedOp(marks, ['mp-removed'])).toBe('P0:b0:op12');   // a variable named op7 is no op
+    expect(firstMarkedOp(new Map(), ['mp-removed'])).toBeNull();
   });
 });
 

@@ -149,6 +149,11 @@ def test_program_tab_pass_diff_and_run_stepping(page, lab, extension) -> None:
     fused = _texts(after, "svg g.node.mp-fused")
     assert len(fused) == 1 and fused[0].startswith(f"{pid}:b0:op"), fused
     assert not graph.is_visible()
+    # each side opens on the change: the first removed op lies inside the before pane, on screen
+    first_removed = before.locator(f'svg g.node[data-node-id="{min(removed, key=_op_index)}"]')
+    page.wait_for_function("([pane, node]) => { const p = pane.getBoundingClientRect(), n = node.getBoundingClientRect();"
+                           " return n.top >= p.top && n.bottom <= p.bottom && n.left >= p.left && n.right <= p.right; }",
+                           arg=[before.element_handle(), first_removed.element_handle()], timeout=5_000)
     # (dispatched: the node may lie outside the pane's readable window, which follows the run, not the diff)
     after.locator(f'g.node[data-node-id="{fused[0]}"]').dispatch_event("click")
     text = " ".join((inspector.text_content() or "").split())
@@ -160,6 +165,11 @@ def test_program_tab_pass_diff_and_run_stepping(page, lab, extension) -> None:
     graph.wait_for(state="visible", timeout=5_000)
     assert _run_state(root)[1] == f"{pid}:b0:op1"
     assert not page.page_errors, page.page_errors
+
+
+def _op_index(node_id: str) -> int:
+    """P1:b0:op12 -> 12 (removed ops of block 0 come first in the diff)."""
+    return int(node_id.rsplit(":op", 1)[1]) if ":op" in node_id and ":v:" not in node_id else 1 << 30
 
 
 def test_dy2static_source_and_program_linked(page, lab, extension) -> None:
