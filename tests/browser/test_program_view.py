@@ -151,10 +151,11 @@ def test_program_tab_pass_diff_and_run_stepping(page, lab, extension) -> None:
     assert not graph.is_visible()
     # each side opens on the change: the first removed op lies inside the before pane, on screen
     first_removed = before.locator(f'svg g.node[data-node-id="{min(removed, key=_op_index)}"]')
-    page.wait_for_function("([pane, node]) => { const p = pane.getBoundingClientRect(), n = node.getBoundingClientRect();"
-                           " return n.top >= p.top && n.bottom <= p.bottom && n.left >= p.left && n.right <= p.right; }",
-                           arg=[before.element_handle(), first_removed.element_handle()], timeout=5_000)
-    # (dispatched: the node may lie outside the pane's readable window, which follows the run, not the diff)
+    page.wait_for_function(
+        "([pane, node]) => { const p = pane.getBoundingClientRect(), n = node.getBoundingClientRect();"
+        " return n.top >= p.top && n.bottom <= p.bottom && n.left >= p.left && n.right <= p.right; }",
+        arg=[before.element_handle(), first_removed.element_handle()], timeout=5_000)
+    # (dispatched: the fused node may lie outside the after pane's window, which opens on its first change)
     after.locator(f'g.node[data-node-id="{fused[0]}"]').dispatch_event("click")
     text = " ".join((inspector.text_content() or "").split())
     assert "fused_elementwise" in text and "replaces" in text and "multiply" in text and "add" in text, text
