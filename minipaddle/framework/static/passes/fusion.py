@@ -194,8 +194,7 @@ def _fused_op(block: Block, members: list[int], written: dict, read_by: dict, fe
         return None
     stored = [temps[n] for n in outputs]
     last = ops[members[-1]]
-    sums, row_dims, row_axes, keepdim = _row_sums(block, outputs, shape, members[-1], last.role, written, read_by,
-                                                  fetched)
+    sums, row_dims, row_axes, keepdim = _row_sums(block, outputs, shape, members[-1], last.role, written, read_by)
     if sums and row and row != int(np.prod(shape[len(shape) - row_dims:])):
         sums = []  # one inner loop: a bias row of another length than the sums' rows
     if len(members) < min_ops and not sums:
@@ -225,8 +224,8 @@ def _row_length(shape: tuple, kind: str, out_shape: tuple) -> int:
     return int(np.prod(out_shape[len(out_shape) - len(row):]))
 
 
-def _row_sums(block: Block, outputs: list, shape: tuple, p: int, role: str, written: dict, read_by: dict,
-              fetched) -> tuple[list[int], int, list[int], bool]:
+def _row_sums(block: Block, outputs: list, shape: tuple, p: int, role: str, written: dict,
+              read_by: dict) -> tuple[list[int], int, list[int], bool]:
     """The `sum` ops (their indices) over the leading dims of the fused op's outputs that it can compute in
     the same pass (a bias gradient); how many trailing dims the loop keeps (from the first axis a sum
     keeps: a row), which of those the sum reduces after the loop (a conv bias: H and W), and whether
