@@ -391,8 +391,13 @@ def fused_elementwise_kernel(*arrays, kernel_name: str = "", source: str = "", c
 def row_sum(a, row_dims: int, row_axes=(), keepdim: bool = False):
     """`a` summed over all but its last `row_dims` dims and over those of `row_axes` (counted within
     them): what a fused op's row sum stores."""
-    lead = a.ndim - row_dims
-    return a.sum(axis=tuple(range(lead)) + tuple(lead + k for k in row_axes), keepdims=keepdim)
+    return a.sum(axis=row_sum_axes(a.ndim, row_dims, row_axes), keepdims=keepdim)
+
+
+def row_sum_axes(ndim: int, row_dims: int, row_axes=()) -> tuple:
+    """The axes `row_sum` reduces: the leading ones, then `row_axes` within the row."""
+    lead = ndim - row_dims
+    return tuple(range(lead)) + tuple(lead + k for k in row_axes)
 
 
 def row_sum_shape(shape: tuple, row_dims: int, row_axes=(), keepdim: bool = False) -> tuple:

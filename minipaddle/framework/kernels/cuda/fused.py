@@ -27,7 +27,7 @@ from typing import Callable
 import numpy as np
 from numba import cuda
 
-from ..cpu.fused import fit_inputs, load_kernel, run_unfused
+from ..cpu.fused import fit_inputs, load_kernel, row_sum_axes, run_unfused
 from .launch import THREADS, blocks_for, launch
 from .manipulation import broadcast_to
 
@@ -73,12 +73,11 @@ def fused_elementwise_kernel(*arrays, kernel_name: str = "", source: str = "", c
         if n:
             launch(load_cuda_kernel(cuda_source), blocks_for(n), THREADS, *flat, *(o.reshape(n) for o in result))
     if row_sums:
-        result = tuple(result) + tuple(_row_sum(result[j], row_dims, row_axes, row_keepdim, dt) for j in row_sums)
+        result += tuple(_row_sum(result[j], row_dims, row_axes, row_keepdim, dt) for j in row_sums)
     return result[0] if len(result) == 1 else result
 
 
 def _row_sum(a, row_dims: int, row_axes, keepdim: bool, dtype):
     from ...registry import KernelKey, get_op, kernel_fn
-    lead = len(a.shape) - row_dims
-    axes = tuple(range(lead)) + tuple(lead + k for k in row_axes)
+    axes = row_sum_axes(len(a.shape), row_dims, row_axes)
     return kernel_fn(get_op("sum"), KernelKey("gpu", dtype))(a, axis=axes, keepdim=keepdim, dtype=None)
