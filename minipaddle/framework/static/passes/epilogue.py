@@ -54,9 +54,7 @@ def _only_fused_readers(block: Block, op: Operator, written: dict, read_by: dict
     if not reads:
         return False
     for r in reads:
-        reader = block.ops[r]
-        result = block._find_var_recursive(reader.output_names()[0]) if reader.output_names() else None
-        if reader.role != op.role or signature(block, written, reader) is None \
-                or tuple(result._data.shape) != tuple(var._data.shape):
+        sig = signature(block, written, block.ops[r])   # (shape, dtype, role) of an op the fusion pass takes
+        if sig is None or sig[2] != op.role or tuple(sig[0]) != tuple(var._data.shape):
             return False
     return True
