@@ -80,9 +80,7 @@ def _input_kind(shape: tuple, out_shape: tuple) -> str | None:
         return None
     if -1 not in shape and int(np.prod(shape)) == 1:
         return "s"
-    row = tuple(shape)
-    while row and row[0] == 1:
-        row = row[1:]
+    row = _without_leading_ones(shape)
     tail = out_shape[len(out_shape) - len(row):]
     if row and -1 not in row and len(row) < len(out_shape) and tail == row:
         return "r"
@@ -218,10 +216,15 @@ def _row_length(shape: tuple, kind: str, out_shape: tuple) -> int:
     """How long a row ('r') or plane ('p') input's row is in the loop (C x H x W for a conv bias); else 0."""
     if kind not in ("r", "p"):
         return 0
+    return int(np.prod(out_shape[len(out_shape) - len(_without_leading_ones(shape)):]))
+
+
+def _without_leading_ones(shape: tuple) -> tuple:
+    """A row or plane input's own dims: (1, 1, 8) -> (8,), (1, 3, 1, 1) -> (3, 1, 1)."""
     row = tuple(shape)
     while row and row[0] == 1:
         row = row[1:]
-    return int(np.prod(out_shape[len(out_shape) - len(row):]))
+    return row
 
 
 def _row_sums(block: Block, outputs: list, shape: tuple, p: int, role: str, written: dict,
