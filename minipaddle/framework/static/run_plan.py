@@ -37,12 +37,14 @@ _ndarray = np.ndarray
 
 class PlanStep:
     """One op of the plan: its kernel's OpDef (None for a STATIC_OPS handler), inputs, outputs, attrs,
-    and `release`: the names nobody reads after it."""
+    and `release`: the names nobody reads after it. `call(*arrays)`: the kernel last chosen for the
+    step (`kernel`) with the attrs bound -- a kernel's own `prepare(attrs)` where it has one."""
 
-    __slots__ = ("op", "opdef", "handler", "ins", "outs", "attrs", "release")
+    __slots__ = ("op", "opdef", "handler", "ins", "outs", "attrs", "release", "kernel", "call")
 
     def __init__(self, op, release: tuple) -> None:
         self.op, self.attrs, self.release = op, op.attrs, release
+        self.kernel = self.call = None
         self.handler = STATIC_OPS.get(op.type)
         self.opdef = None if self.handler is not None else get_op(op.type)
         self.outs = tuple(op.output_names())
@@ -52,6 +54,19 @@ class PlanStep:
             self.ins = tuple(op.inputs[self.opdef.inputs[0]])
         else:
             self.ins = tuple(op.inputs[slot][0] for slot in self.opdef.inputs)
+
+    def bind(self, fn) -> None:
+        """Call `fn` from now on (the kernel picked for the inputs' device and dtype)."""
+        prepare = getattr(fn, "prepare", None)
+        attrs = self.attrs
+        if prepare is not None:
+            call = prepare(attrs)
+        elif attrs:
+            def call(*arrays):
+                return fn(*arrays, **attrs)
+        else:
+            call = fn
+        self.kernel, self.call = fn, call
 
     def __repr__(self) -> str:
         return f"PlanStep({self.op.type}: {list(self.ins)} -> {list(self.outs)}, drops {list(self.release)})"
@@ -127,18 +142,20 @@ class RunPlan:
 
 def _run_kernel(step: PlanStep, env: dict) -> None:
     """The step's kernel on its inputs, no infer_meta: the checked run vouched for these shapes."""
-    opdef, attrs = step.opdef, step.attrs
+    opdef = step.opdef
     arrays = [env[n] for n in step.ins]
     first = arrays[opdef.kernel_input]
     fn = opdef._chosen.get(("cpu", first.dtype)) if type(first) is _ndarray else None
     if fn is None:
         fn = kernel_fn(opdef, KernelKey(backend_of(first), first.dtype))
-    result = fn(*arrays, **attrs) if attrs else fn(*arrays)
+    if fn is not step.kernel:
+        step.bind(fn)
+    result = step.call(*arrays)
     if type(result) is _ndarray:
         env[step.outs[0]] = result
         return
     if type(result) is not tuple or any(type(r) is not _ndarray for r in result):
-        result = kernel_output(result, opdef.infer_meta(*arrays, **attrs))  # a scalar from a full reduction
+        result = kernel_output(result, opdef.infer_meta(*arrays, **step.attrs))  # a scalar from a full reduction
     if type(result) is not tuple:
         env[step.outs[0]] = result
     else:
