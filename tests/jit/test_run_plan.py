@@ -21,13 +21,14 @@ RTOL, ATOL = 3e-5, 1e-6   # fused float32 kernels differ from numpy's in the las
 
 @pytest.fixture
 def gelu_program():
-    """x[-1, 8] -> linear -> GELU (tanh formula) -> mean, optimized by the default passes (fusion)."""
+    """x[-1, 24] -> linear -> GELU (tanh formula) -> mean, optimized by the default passes (fusion); 24
+    inputs: wider than a product computed in the fused loop (fused_product.SMALL_K), so the GEMM stays."""
     paddle.enable_static()
     try:
         main, startup = paddle.static.Program(), paddle.static.Program()
         with paddle.static.program_guard(main, startup):
-            x = paddle.static.data("x", [-1, 8], "float32")
-            h = nn.Linear(8, 8)(x)
+            x = paddle.static.data("x", [-1, 24], "float32")
+            h = nn.Linear(24, 8)(x)
             g = 0.5 * h * (1.0 + paddle.tanh(0.7978845608 * (h + 0.044715 * h * h * h)))
             out = g.mean()
         exe = paddle.static.Executor(paddle.CPUPlace())
@@ -42,7 +43,7 @@ def gelu_program():
 
 def _feed(params, batch, seed=0):
     env = dict(params)
-    env["x"] = np.random.default_rng(seed).standard_normal((batch, 8)).astype("float32")
+    env["x"] = np.random.default_rng(seed).standard_normal((batch, 24)).astype("float32")
     return env
 
 
@@ -71,11 +72,11 @@ def test_infer_meta_runs_on_the_first_run_of_each_feed_shape_only(gelu_program, 
     monkeypatch.setattr(first, "infer_meta", lambda *a, **k: calls.append(a[0].shape) or real(*a, **k))
     plan = RunPlan(main, [out], Executor())
     plan.run(_feed(params, 5))
-    assert calls == [(5, 8)]
+    assert calls == [(5, 24)]
     plan.run(_feed(params, 5, seed=1))
-    assert calls == [(5, 8)]                 # checked before: straight to the kernels
+    assert calls == [(5, 24)]                 # checked before: straight to the kernels
     plan.run(_feed(params, 3))
-    assert calls == [(5, 8), (3, 8)]         # a new batch size is checked once
+    assert calls == [(5, 24), (3, 24)]       # a new batch size is checked once
     plan.run(_feed(params, 3))
     assert len(calls) == 2
 
@@ -86,7 +87,7 @@ def test_a_bad_feed_shape_raises_the_ops_own_error(gelu_program):
     plan.run(_feed(params, 4))
     env = dict(params, x=np.ones((4, 6), "float32"))
     # (the linear's product: fusion moved its bias add into the GELU loop; the error names the user's line)
-    with pytest.raises(InvalidArgument, match="matmul: x's last dim \\(6\\) must equal y's first dim \\(8\\).*"
+    with pytest.raises(InvalidArgument, match="matmul: x's last dim \\(6\\) must equal y's first dim \\(24\\).*"
                                               "built at .*test_run_plan.py"):
         plan.run(env)
 

@@ -271,8 +271,11 @@ def test_a_recorded_training_step_has_one_run_program_node_and_its_programs():
     programs = {p["name"]: p["id"] for p in doc["programs"]}
     fwd, bwd = programs[node["attrs"]["forward_program"]], programs[node["attrs"]["backward_program"]]
     runs = {r["program"]: [s["type"] for s in r["steps"]] for r in doc["program_runs"]}
-    assert runs[fwd] == ["matmul", "fused_elementwise", "linear"]   # relu(x @ W + b): the product, then one loop
-    assert "fused_elementwise" in runs[bwd] and "relu_grad" not in runs[bwd]  # relu's grad and a bias sum: one loop
+    # relu(x @ W + b) with 8 inputs: one loop computes the product, the bias add and the relu
+    assert runs[fwd] == ["fused_elementwise", "linear"]
+    # relu's grad of dout @ W^T (3 classes: K = 3, in the loop) and its bias sum: one loop
+    assert "fused_elementwise" in runs[bwd] and "relu_grad" not in runs[bwd]
+    assert runs[bwd].count("matmul") == 2   # the GEMMs left: the weight gradients (K: the batch)
     assert "run_program" in [g["op"] for g in doc["graph"]["backward"]["nodes"] if "op" in g]
 
 

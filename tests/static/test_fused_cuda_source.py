@@ -11,7 +11,7 @@ import minipaddle as paddle
 import minipaddle.nn.functional as F
 from minipaddle import static
 from minipaddle.framework.errors import InvalidArgument
-from minipaddle.framework.kernels.cpu.fused import generate_cuda_source
+from minipaddle.framework.kernels.cpu.fused_codegen import generate_cuda_source
 from minipaddle.framework.static.passes import fuse_elementwise, fused_source
 from minipaddle.framework.static.passes.fusion import fused_cuda_source
 from minipaddle.visualizer.program import op_to_dict

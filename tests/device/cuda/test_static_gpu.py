@@ -284,6 +284,38 @@ def test_a_fused_conv_bias_and_its_gradient_sum_train_on_the_gpu_as_on_the_cpu()
     assert results[0][1] < results[0][0]   # it trained
 
 
+@pytest.mark.parametrize("n_in", [3, 24])   # 3: the first layer's product is in a loop too (no full-size input)
+def test_a_skinny_product_in_the_fused_loop_trains_on_the_gpu_as_on_the_cpu(n_in, monkeypatch):
+    from minipaddle.framework.kernels.cuda import fused as cuda_fused
+
+    def unfused(*args, **kwargs):
+        raise AssertionError("the generated CUDA kernel should have run")
+    monkeypatch.setattr(cuda_fused, "run_unfused", unfused)
+
+    def body():
+        x = static.data("x", [None, n_in], "float32")
+        y = static.data("y", [None], "int64")
+        h = F.relu(paddle.nn.Linear(n_in, 12)(x))
+        loss = F.cross_entropy(paddle.nn.Linear(12, 5)(h), y)
+        paddle.optimizer.SGD(learning_rate=0.1).minimize(loss)
+        return loss
+    main, startup, loss = _build(body)
+    fused, _ = fuse_elementwise(main, fetch_list=[loss])
+    products = [op.attrs["product"] for op in fused.global_block().ops if op.attrs.get("product")]
+    assert [5, False, True] in products                     # relu_grad(h, dout @ W^T): K = 5 classes
+    assert ([n_in, False, False] in products) == (n_in <= 16)
+    rng = np.random.default_rng(0)
+    feed = {"x": rng.standard_normal((7, n_in)).astype(np.float32), "y": rng.integers(0, 5, 7)}
+    results = []
+    for place, program in ((paddle.CPUPlace(), main), (paddle.CUDAPlace(0), fused)):
+        with static.scope_guard(static.Scope()):
+            exe = static.Executor(place)
+            exe.run(startup)
+            results.append([exe.run(program, feed=feed, fetch_list=[loss])[0] for _ in range(3)])
+    np.testing.assert_allclose(np.array(results[1], dtype=float), np.array(results[0], dtype=float), rtol=1e-5)
+    assert results[0][2] < results[0][0]   # it trained
+
+
 def test_the_debugger_records_a_gpu_run_and_shows_both_kernel_sources():
     main, startup, loss = _mlp(lambda: paddle.optimizer.SGD(learning_rate=0.1),
                                activation=lambda h: F.relu(h * 2.0 + 0.5) - h)
@@ -305,21 +337,22 @@ def test_the_debugger_records_a_gpu_run_and_shows_both_kernel_sources():
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_every_primitive_in_the_generated_cuda_kernel_equals_its_gpu_op_kernel(dtype):
-    from minipaddle.framework.kernels.cpu import fused as cpu_fused
+    from minipaddle.framework.kernels.cpu import fused as cpu_fused, fused_codegen
     from minipaddle.framework.kernels.cuda import fused as cuda_fused
-    rules = cpu_fused.RULES
-    unary = [t for t, (fn, names) in rules.items() if t not in cpu_fused.BINARY_OPS and not names]
+    rules = fused_codegen.RULES
+    unary = [t for t, (fn, names) in rules.items() if t not in fused_codegen.BINARY_OPS and not names]
     with_attrs = [("leaky_relu", {"negative_slope": 0.2}), ("elu", {"alpha": 0.7}),
                   ("softplus", {"beta": 2.0, "threshold": 3.0}), ("hardsigmoid", {"slope": 0.3, "offset": 0.4}),
                   ("hardtanh", {"min": 0.5, "max": 1.2}), ("clip", {"min": None, "max": 1.1}),
                   ("gelu", {"approximate": True}), ("scale", {"scale": 2.0, "bias": 0.5, "bias_after_scale": False})]
     calls = [(t, {}, ["x0"]) for t in unary] + [(t, a, ["x0"]) for t, a in with_attrs]
-    calls += [(t, {}, ["x0", "x1"]) for t in sorted(cpu_fused.BINARY_OPS)] + [("elementwise_pow", {}, ["x0", "=2.0"])]
+    calls += [(t, {}, ["x0", "x1"]) for t in sorted(fused_codegen.BINARY_OPS)]
+    calls += [("elementwise_pow", {}, ["x0", "=2.0"])]
     steps = [{"type": t, "attrs": a, "args": args, "out": f"t{i}"} for i, (t, a, args) in enumerate(calls)]
     outputs = [s["out"] for s in steps]
     rng = np.random.default_rng(1)
     x, y = rng.uniform(0.1, 2.0, 64).astype(dtype), rng.uniform(0.5, 1.5, 64).astype(dtype)
-    name, source = cpu_fused.generate_cuda_source(steps, ["a", "a"], outputs, dtype)
+    name, source = fused_codegen.generate_cuda_source(steps, ["a", "a"], outputs, dtype)
     got = cuda_fused.fused_elementwise_kernel(gpu.to_device(x), gpu.to_device(y), cuda_source=source,
                                               input_kinds=["a", "a"], steps=steps, outputs=outputs, dtype=dtype)
     assert source in cuda_fused._BY_SOURCE

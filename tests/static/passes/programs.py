@@ -27,11 +27,16 @@ def _xy(batch: int = 6, n_in: int = 4, n_out: int = 1):
     return feed
 
 
-def _build(body) -> tuple[static.Program, static.Program, list]:
+# The MLPs' input width: wider than the K a fused loop computes a product for (fused_product.SMALL_K),
+# so their first layer stays a GEMM (its bias add in the loop after it: the epilogue the tests expect).
+WIDE = 20
+
+
+def _build(body, n_in: int = 4) -> tuple[static.Program, static.Program, list]:
     paddle.seed(3)
     main, startup = static.Program(), static.Program()
     with static.program_guard(main, startup):
-        x = static.data("x", [None, 4], "float32")
+        x = static.data("x", [None, n_in], "float32")
         y = static.data("y", [None, 1], "float32")
         fetch = body(x, y, main)
     return main, startup, fetch
@@ -39,37 +44,37 @@ def _build(body) -> tuple[static.Program, static.Program, list]:
 
 def mlp_forward() -> Case:
     def body(x, y, main):
-        h = F.relu(paddle.nn.Linear(4, 16)(x))
+        h = F.relu(paddle.nn.Linear(WIDE, 16)(x))
         return [F.softmax(paddle.nn.Linear(16, 3)(h), axis=-1)]
-    return Case(*_build(body), _xy())
+    return Case(*_build(body, WIDE), _xy(n_in=WIDE))
 
 
 def mlp_train() -> Case:
     def body(x, y, main):
-        h = F.relu(paddle.nn.Linear(4, 16)(x))
+        h = F.relu(paddle.nn.Linear(WIDE, 16)(x))
         loss = F.mse_loss(paddle.nn.Linear(16, 1)(h), y)
         paddle.optimizer.SGD(learning_rate=0.1).minimize(loss)
         return [loss]
-    return Case(*_build(body), _xy(), steps=3)
+    return Case(*_build(body, WIDE), _xy(n_in=WIDE), steps=3)
 
 
 def gelu_mlp_train() -> Case:
     def body(x, y, main):
-        h = F.gelu(paddle.nn.Linear(4, 16)(x))
+        h = F.gelu(paddle.nn.Linear(WIDE, 16)(x))
         h = h * F.sigmoid(h) + 0.5 * paddle.tanh(h)
         loss = paddle.mean((paddle.nn.Linear(16, 1)(h) - y) ** 2)
         paddle.optimizer.Momentum(learning_rate=0.05, momentum=0.9).minimize(loss)
         return [loss]
-    return Case(*_build(body), _xy(), steps=3)
+    return Case(*_build(body, WIDE), _xy(n_in=WIDE), steps=3)
 
 
 def gelu_forward() -> Case:
     def body(x, y, main):
-        h = paddle.nn.Linear(4, 32)(x)
+        h = paddle.nn.Linear(WIDE, 32)(x)
         g = F.gelu(h)
         out = g * F.relu6(g) + paddle.square(g) * 0.1 - F.leaky_relu(h, 0.1) / 3.0
         return [paddle.clip(out, -2.0, 2.0), g]
-    return Case(*_build(body), _xy())
+    return Case(*_build(body, WIDE), _xy(n_in=WIDE))
 
 
 def dead_ops() -> Case:

@@ -14,7 +14,7 @@ import minipaddle as paddle
 import minipaddle.nn.functional as F
 from minipaddle import static
 from minipaddle.framework.errors import Unimplemented
-from minipaddle.framework.kernels.cpu import fused
+from minipaddle.framework.kernels.cpu import fused, fused_codegen
 from minipaddle.framework.static.passes import apply_passes, fuse_elementwise, fused_source
 
 from .programs import CASES, run_case
@@ -66,7 +66,7 @@ def test_fused_program_matches_torch():
 
 
 def test_every_primitive_in_the_generated_loop_equals_its_op_kernel():
-    unary = [t for t, (fn, names) in fused.RULES.items() if t not in fused.BINARY_OPS and not names]
+    unary = [t for t, (fn, names) in fused_codegen.RULES.items() if t not in fused_codegen.BINARY_OPS and not names]
     steps = [{"type": t, "attrs": {}, "args": ["x0"], "out": f"t{i}"} for i, t in enumerate(unary)]
     with_attrs = [("leaky_relu", {"negative_slope": 0.2}), ("elu", {"alpha": 0.7}),
                   ("softplus", {"beta": 2.0, "threshold": 3.0}), ("hardsigmoid", {"slope": 0.3, "offset": 0.4}),
@@ -74,14 +74,14 @@ def test_every_primitive_in_the_generated_loop_equals_its_op_kernel():
                   ("gelu", {"approximate": True}), ("scale", {"scale": 2.0, "bias": 0.5, "bias_after_scale": False})]
     steps += [{"type": t, "attrs": a, "args": ["x0"], "out": f"t{len(steps) + i}"}
               for i, (t, a) in enumerate(with_attrs)]
-    binary = sorted(fused.BINARY_OPS)
+    binary = sorted(fused_codegen.BINARY_OPS)
     steps += [{"type": t, "attrs": {}, "args": ["x0", "x1"], "out": f"t{len(steps) + i}"}
               for i, t in enumerate(binary)]
     outputs = [s["out"] for s in steps]
     rng = np.random.default_rng(1)
     x = rng.uniform(0.1, 2.0, 64)
     y = rng.uniform(0.5, 1.5, 64)
-    name, source = fused.generate_source(steps, ["a", "a"], outputs, np.float64)
+    name, source = fused_codegen.generate_source(steps, ["a", "a"], outputs, np.float64)
     got = fused.fused_elementwise_kernel(x, y, kernel_name=name, source=source, input_kinds=["a", "a"],
                                          steps=steps, outputs=outputs, dtype=np.float64)
     want = fused.run_unfused([x, y], steps, outputs, np.dtype(np.float64))
@@ -151,7 +151,7 @@ def test_float64_libm_ops_are_left_out():
     fused_main, report = fuse_elementwise(main, [out])
     types = [op.type for op in fused_main.global_block().ops]
     assert {"tanh", "sigmoid", "exp"} <= set(types)   # numba would call libm per element
-    assert all(not fused.slow_in_loop(s["type"], np.float64) for op in _fused_ops(fused_main)
+    assert all(not fused_codegen.slow_in_loop(s["type"], np.float64) for op in _fused_ops(fused_main)
                for s in op.attrs["steps"])
 
 
@@ -209,7 +209,7 @@ def test_a_new_process_loads_the_compiled_kernel_from_the_cache(tmp_path, monkey
     monkeypatch.setenv("MINIPADDLE_FUSED_CACHE", str(tmp_path))
     steps = [{"type": "multiply", "attrs": {}, "args": ["x0", "=0.123456789"], "out": "t0"},
              {"type": "sigmoid", "attrs": {}, "args": ["t0"], "out": "t1"}]
-    name, source = fused.generate_source(steps, ["a"], ["t1"], np.float64)
+    name, source = fused_codegen.generate_source(steps, ["a"], ["t1"], np.float64)
     fused._KERNELS.pop(name, None)
     fn = fused.load_kernel(name, source)
     fn(np.ones(4), np.empty(4))

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import minipaddle as paddle
 import minipaddle.nn.functional as F
 from minipaddle import static
-from minipaddle.framework.kernels.cpu import fused
+from minipaddle.framework.kernels.cpu import fused, fused_codegen
 from minipaddle.framework.static.passes import apply_passes, fuse_elementwise
 
 from .programs import CASES, Case, run_case
@@ -103,7 +103,7 @@ _STEPS = [{"type": "relu_grad", "attrs": {}, "args": ["x0", "x1"], "out": "t0"},
 
 
 def _run(arrays, row_dims: int, dtype=np.float32, steps=_STEPS, kinds=("a", "a")):
-    name, source = fused.generate_source(steps, list(kinds), ["t0", "t1"], dtype, [0, 1])
+    name, source = fused_codegen.generate_source(steps, list(kinds), ["t0", "t1"], dtype, [0, 1])
     return fused.fused_elementwise_kernel(*arrays, kernel_name=name, source=source, input_kinds=list(kinds),
                                           steps=steps, outputs=["t0", "t1"], dtype=dtype, row_sums=[0, 1],
                                           row_dims=row_dims)
@@ -184,7 +184,7 @@ def test_a_plane_input_and_a_channel_sum_agree_with_numpy(n, c, hw, keepdim):
     b = rng.standard_normal((1, c, 1, 1)).astype(np.float32)
     steps = [{"type": "add", "attrs": {}, "args": ["x0", "x1"], "out": "t0"},
              {"type": "relu", "attrs": {}, "args": ["t0"], "out": "t1"}]
-    name, source = fused.generate_source(steps, ["a", "p"], ["t0", "t1"], np.float32, [1])
+    name, source = fused_codegen.generate_source(steps, ["a", "p"], ["t0", "t1"], np.float32, [1])
     t0, t1, s1 = fused.fused_elementwise_kernel(
         x, b, kernel_name=name, source=source, input_kinds=["a", "p"], steps=steps, outputs=["t0", "t1"],
         dtype=np.float32, row_sums=[1], row_dims=3, row_axes=[1, 2], row_keepdim=keepdim)
@@ -198,7 +198,7 @@ def test_a_plane_input_of_the_wrong_length_runs_the_ops_instead():
     x = np.ones((2, 3, 4, 4), np.float32)
     b = np.ones((1, 2, 1, 1), np.float32)        # 2 channels against 3: the ops' own broadcast error
     steps = [{"type": "add", "attrs": {}, "args": ["x0", "x1"], "out": "t0"}]
-    name, source = fused.generate_source(steps, ["a", "p"], ["t0"], np.float32)
+    name, source = fused_codegen.generate_source(steps, ["a", "p"], ["t0"], np.float32)
     assert fused.fit_inputs((x, b), ["a", "p"], np.dtype(np.float32), fused._expand_host) is None
     with pytest.raises(Exception, match="add"):
         fused.fused_elementwise_kernel(x, b, kernel_name=name, source=source, input_kinds=["a", "p"], steps=steps,

@@ -53,13 +53,13 @@ def _constant(value: float, dtype):
 
 def fused_elementwise_kernel(*arrays, kernel_name: str = "", source: str = "", cuda_source: str = "",
                              expression: str = "", input_kinds=(), steps=(), outputs=(), dtype=None, row_sums=(),
-                             row_dims=1, row_axes=(), row_keepdim=False, out=None):
+                             row_dims=1, row_axes=(), row_keepdim=False, product=(), out=None):
     """Launch the generated CUDA kernel on device arrays; `out`: device arrays (the output shape and
     dtype) to store into instead of new ones (the Executor's buffer_reuse pool passes them). Row sums
     (a bias gradient) are summed by the device's sum kernel after the loop: the CPU loop accumulates
     them in the same pass, a GPU thread owns one element and no row."""
     dt = np.dtype(dtype)
-    fitted = fit_inputs(arrays, input_kinds, dt, _expand_device) if cuda_source else None
+    fitted = fit_inputs(arrays, input_kinds, dt, _expand_device, product) if cuda_source else None
     if fitted is None:
         result = run_unfused(arrays, steps, outputs, dt, backend="gpu", constant=_constant)
         if out is not None:

@@ -4,13 +4,15 @@ both written from the same description (the op's `steps`) by kernels/cpu/fused.p
 
 Unfused, `gelu(x * a) + b` makes three passes over memory and two temporaries; fused, each element
 is loaded once, goes through multiply -> gelu -> add in registers, and is stored once. Ops group
-when they are elementwise ops the generator knows (fused.RULES) -- except those whose SIMD numpy
-kernel beats their scalar libm math in a loop (fused.SLOW_IN_LOOP: float64 exp, tanh, sigmoid, ...,
+when they are elementwise ops the generator knows (fused_codegen.RULES) -- except those whose SIMD numpy
+kernel beats their scalar libm math in a loop (fused_codegen.SLOW_IN_LOOP: float64 exp, tanh, sigmoid, ...,
 and log; float32 tanh, erf, exp, sigmoid, gelu have vectorizable math, fast_math.FAST_F32) -- produce the
 same shape and float dtype, have the same role (forward / backward / optimize), and one reads another's result. The
 fused op takes the place of the group's last op, so a group never grows past an outside op that
 reads one of its results earlier; results read outside the group (or fetched) are the fused op's
-outputs, the rest live only in registers.
+outputs, the rest live only in registers. A 2-D `matmul` with a small contracted dim (K <= 16) whose
+product only the group reads joins it too: the loop computes the product (kernels/cpu/fused_product.py),
+so `relu_grad(h, dout @ W^T)` behind a 10-class output layer is one loop and not a GEMM call and a loop.
 
 The fused op has no backward rule of its own: fusion runs on whole training programs, *after*
 `append_backward` / `minimize` -- forward and backward ops alike are fused, each with its own role.
@@ -26,8 +28,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import unimplemented
-from ...kernels.cpu.fused import (fusable_type, fused_cuda_source, fused_source, generate_cuda_source, generate_source,
-                                  row_sum_shape, slow_in_loop)
+from ...kernels.cpu import fused_product
+from ...kernels.cpu.fused import fused_cuda_source, fused_source, row_sum_shape
+from ...kernels.cpu.fused_codegen import fusable_type, generate_cuda_source, generate_source, slow_in_loop
 from ...kernels.cuda_registry import register_fused_elementwise
 from ...registry import OPS, KernelKey, LazyKernel, add_kernel, get_op, new_meta, register_op, select_kernel
 from ..program import Block, Operator, Program
@@ -42,8 +45,10 @@ FUSED_OP = "fused_elementwise"
 
 # ---- the fused op in the registry: the Executor runs it like any op --------------------------
 def fused_meta(*xs, kernel_name="", source="", cuda_source="", expression="", input_kinds=(), steps=(), outputs=(),
-               dtype=None, row_sums=(), row_dims=1, row_axes=(), row_keepdim=False):
-    shape = next((tuple(x.shape) for x, k in zip(xs, input_kinds) if k == "a"), ())
+               dtype=None, row_sums=(), row_dims=1, row_axes=(), row_keepdim=False, product=()):
+    shape = next((tuple(x.shape) for x, k in zip(xs, input_kinds) if k == "a"), None)
+    if shape is None:
+        shape = fused_product.output_shape(xs, input_kinds, product) if product else ()
     metas = [new_meta(shape, np.dtype(dtype)) for _ in outputs]
     metas += [new_meta(row_sum_shape(shape, row_dims, row_axes, row_keepdim), np.dtype(dtype)) for _ in row_sums]
     return metas[0] if len(metas) == 1 else tuple(metas)
@@ -61,7 +66,7 @@ if FUSED_OP not in OPS:
                                       "expression": (str, ""),
                                       "input_kinds": (list, []), "steps": (list, []), "outputs": (list, []),
                                       "dtype": (np.dtype, None), "row_sums": (list, []), "row_dims": (int, 1),
-                                      "row_axes": (list, []), "row_keepdim": (bool, False)},
+                                      "row_axes": (list, []), "row_keepdim": (bool, False), "product": (list, [])},
                 doc="elementwise ops fused into one generated numba loop (static passes: fusion)")
     add_kernel(FUSED_OP, "cpu", ("float32", "float64"),
                LazyKernel("minipaddle.framework.kernels.cpu.fused:fused_elementwise_kernel"), name="numba")
@@ -102,7 +107,7 @@ def _signature(block: Block, written: dict, op: Operator) -> tuple | None:
         return None
     shape, dtype = out._data.shape, out._data.dtype
     if slow_in_loop(op.type, dtype) and select_kernel(get_op(op.type), KernelKey("cpu", dtype)).name != "numba":
-        return None  # numpy's SIMD kernel beats this op's scalar libm math in a loop (see fused.SLOW_IN_LOOP)
+        return None  # numpy's SIMD kernel beats this op's scalar libm math in a loop (see fused_codegen.SLOW_IN_LOOP)
     for n in op.input_names():
         v = block._find_var_recursive(n)
         if v is None or v._data.dtype != dtype or _input_kind(v._data.shape, shape) is None:
@@ -166,8 +171,8 @@ def _fused_op(block: Block, members: list[int], written: dict, read_by: dict, fe
     for m in members:
         op = ops[m]
         args = []
-        for n in op.input_names():
-            value = None if n in temps else scalar_constant(block, written, n)
+        for n in op.input_names():   # (a product's operands stay arrays: no literal)
+            value = None if n in temps or op.type == "matmul" else scalar_constant(block, written, n)
             if value is not None:  # a one-element constant becomes a literal in the loop
                 args.append(f"={float(value)!r}")
                 inlined.add(n)
@@ -180,11 +185,12 @@ def _fused_op(block: Block, members: list[int], written: dict, read_by: dict, fe
         attrs = dict(get_op(op.type).attr_defaults, **op.attrs)
         steps.append({"type": op.type, "attrs": attrs, "args": args, "out": temps[op.output_names()[0]]})
     kinds = [_input_kind(block._find_var_recursive(n)._data.shape, shape) for n in inputs]
+    product = _product(block, [ops[m] for m in members], inputs, kinds, shape)
     lengths = [_row_length(block._find_var_recursive(n)._data.shape, k, shape) for n, k in zip(inputs, kinds)]
     row = next((n for n in lengths if n), None)
     kinds = ["b" if n and n != row else k for k, n in zip(kinds, lengths)]  # one inner loop: others expanded
-    if "a" not in kinds:
-        return None  # the loop takes its length from a full-size input
+    if "a" not in kinds and not product:
+        return None  # the loop takes its length from a full-size input (or the product's operands)
     outputs = [n for n in temps if (fetched is None and not read_by.get(n)) or (fetched and n in fetched)
                or any(r not in member_set for r in read_by.get(n, ()))]
     dtype = block._find_var_recursive(outputs[0] if outputs else inputs[0])._data.dtype
@@ -198,18 +204,68 @@ def _fused_op(block: Block, members: list[int], written: dict, read_by: dict, fe
     if len(members) < min_ops and not sums:
         return None
     row_sums = [outputs.index(ops[i].input_names()[0]) for i in sums]
-    kernel_name, source = generate_source(steps, kinds, stored, dtype, row_sums)
-    _, cuda_source = generate_cuda_source(steps, kinds, stored, dtype)  # one description, two kernels
+    kernel_name, source = generate_source(steps, kinds, stored, dtype, row_sums, product)
+    _, cuda_source = generate_cuda_source(steps, kinds, stored, dtype, product)  # one description, two kernels
     expression = "; ".join(f"{s['out']} = {s['type']}({', '.join(a.lstrip('=') for a in s['args'])})" for s in steps)
     expression += "".join(f"; row_sum({stored[j]})" for j in row_sums)
     attrs = {"kernel_name": kernel_name, "source": source, "cuda_source": cuda_source, "expression": expression,
              "input_kinds": kinds, "steps": steps, "outputs": stored, "dtype": dtype}
+    if product:
+        attrs["product"] = product
     if sums:
         attrs.update(row_sums=row_sums, row_dims=row_dims, row_axes=row_axes, row_keepdim=keepdim)
         absorbed.extend(sums)
     outs = outputs + [ops[i].output_names()[0] for i in sums]
     return Operator(block, FUSED_OP, {"X": inputs}, {"Out": outs}, attrs, source=ops[members[0]].source,
                     role=last.role)
+
+
+def _product(block: Block, members: list, inputs: list, kinds: list, shape: tuple) -> list:
+    """[K, transpose_x, transpose_y] of the group's matmul (its operands' kinds set to 'L' and 'R' in
+    `kinds`), or [] when the group has none."""
+    op = next((op for op in members if op.type == "matmul"), None)
+    if op is None:
+        return []
+    product = _skinny(block, op, shape)
+    kinds[inputs.index(op.inputs["x"][0])], kinds[inputs.index(op.inputs["y"][0])] = "L", "R"
+    return product
+
+
+def _skinny(block: Block, op: Operator, shape: tuple) -> list | None:
+    """[K, transpose_x, transpose_y] when `op` is a 2-D matmul of output `shape` whose contracted dim K
+    is known and at most fused_product.SMALL_K, else None."""
+    if op.type != "matmul" or len(shape) != 2 or shape[1] == -1:
+        return None
+    x, y, out = (block._find_var_recursive(n) for n in (op.inputs["x"][0], op.inputs["y"][0], op.output_names()[0]))
+    if x is None or y is None or op.inputs["x"][0] == op.inputs["y"][0]:
+        return None
+    xs, ys = tuple(x._data.shape), tuple(y._data.shape)
+    tx, ty = bool(op.attrs.get("transpose_x")), bool(op.attrs.get("transpose_y"))
+    if len(xs) != 2 or len(ys) != 2 or tuple(out._data.shape) != tuple(shape) or \
+            not x._data.dtype == y._data.dtype == out._data.dtype:
+        return None
+    k = xs[0] if tx else xs[1]
+    if k == -1 or k > fused_product.SMALL_K or (ys[1] if ty else ys[0]) != k:
+        return None
+    return [int(k), tx, ty]
+
+
+def _with_product(block: Block, members: list[int], written: dict, read_by: dict, fetched) -> list[int]:
+    """`members` and the skinny matmul whose product only they read, where one can run in their loop."""
+    ops = block.ops
+    member_set, last = set(members), ops[members[-1]]
+    out = block._find_var_recursive(last.output_names()[0])._data
+    operands = {n for m in members for n in ops[m].input_names()}
+    for n in sorted(operands):
+        for w in written.get(n, ()):
+            op = ops[w]
+            if w in member_set or len(written[n]) != 1 or op.role != last.role or protected(block, n, fetched) or \
+                    any(r not in member_set for r in read_by.get(n, ())) or set(op.input_names()) & operands:
+                continue
+            if _skinny(block, op, out.shape) is not None and out.dtype == block._find_var_recursive(n)._data.dtype \
+                    and _valid(member_set | {w}, members[-1], ops, written, read_by):
+                return sorted(member_set | {w})
+    return members
 
 
 def _row_length(shape: tuple, kind: str, out_shape: tuple) -> int:
@@ -305,9 +361,14 @@ def _fuse_block(program: Program, block: Block, report: PassReport, fetched, min
         if any(is_persistable(block, n) for m in members for n in block.ops[m].output_names()):
             continue
         absorbed: list[int] = []  # sum ops over the group's results it computes in the same pass
-        op = _fused_op(block, members, written, read_by, fetched, inlined, min_ops, absorbed)
+        grown = _with_product(block, members, written, read_by, fetched)
+        op = _fused_op(block, grown, written, read_by, fetched, inlined, min_ops, absorbed)
+        if op is None and grown != members:  # (the group may still fuse without the product)
+            absorbed, grown = [], members
+            op = _fused_op(block, members, written, read_by, fetched, inlined, min_ops, absorbed)
         if op is None:
             continue
+        members = grown
         replaced[members[-1]] = op
         dropped.update(members[:-1] + absorbed)
         sources[members[-1]] = members + absorbed

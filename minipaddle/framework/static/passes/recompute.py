@@ -18,7 +18,7 @@ one of them; the fusion pass then groups them with the backward's elementwise op
 """
 from __future__ import annotations
 
-from ...kernels.cpu.fused import fusable_type
+from ...kernels.cpu.fused_codegen import fusable_type
 from ..program import Block, Operator
 from .common import is_fed, is_persistable, readers, rename_reads, scalar_constant, writers
 
