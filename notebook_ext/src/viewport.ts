@@ -141,15 +141,25 @@ export class Viewport implements Zoomable {
     this.applyBox();
   }
 
-  /** Move the window (only if needed) so `g` is inside it with a margin: stepping keeps the current node in view. */
+  /** Move the window (only if needed, and only as far as needed) so `g` is inside it with a margin: stepping
+   * keeps the current node in view, and as much of what was in view as can stay (a node at the graph's left
+   * edge shifts the window left until it is in, not until it is the centre). */
   ensureVisible(g: SVGGElement): void {
     const b = this.nodeBox(g);
     if (!b) return;
     this.markMini(b);
     const [x, y, w, h] = this.box;
-    const m = Math.min(40 / this.scale * 2, w / 4, h / 4);
+    const m = Math.min(24 / this.scale, w / 4, h / 4);  // 24 px on screen
     const inside = b[0] >= x + m && b[1] >= y + m && b[0] + b[2] <= x + w - m && b[1] + b[3] <= y + h - m;
-    if (!inside) this.centerOn(g);
+    if (inside) return;
+    if (b[2] + 2 * m > w || b[3] + 2 * m > h) {  // a node wider or taller than the window: its centre
+      this.centerOn(g);
+      return;
+    }
+    const nx = b[0] < x + m ? b[0] - m : b[0] + b[2] > x + w - m ? b[0] + b[2] + m - w : x;
+    const ny = b[1] < y + m ? b[1] - m : b[1] + b[3] > y + h - m ? b[1] + b[3] + m - h : y;
+    this.box = [nx, ny, w, h];
+    this.applyBox();
   }
 
   private onResize(): void {

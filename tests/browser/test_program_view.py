@@ -106,8 +106,9 @@ def test_program_tab_pass_diff_and_run_stepping(page, lab, extension) -> None:
 
     # step the run: the first op is current, then each click moves on; a while body's ops come back per iteration
     label, current = _run_state(root)
-    # (fc's product: fusion moved its bias add and relu into one loop, the GEMM epilogue)
-    assert label.startswith("step 1 / ") and "matmul (op 0)" in label and current == f"{pid}:b0:op0", (label, current)
+    # (fc with 4 inputs: one fused loop computes its product, the bias add and the activation chain)
+    assert label.startswith("step 1 / ") and "fused_elementwise (op 0)" in label and current == f"{pid}:b0:op0", \
+        (label, current)
     total = int(label.split("/")[1].split()[0])
     seen: list[str] = [current]
     for _ in range(total - 1):
@@ -125,9 +126,9 @@ def test_program_tab_pass_diff_and_run_stepping(page, lab, extension) -> None:
     inspector = root.locator('[data-testid="mp-program-inspector"]')
     assert "run step" in (inspector.text_content() or "")
     root.locator('input[type=range][data-testid="mp-run-step"]').evaluate(
-        "el => { el.value = '1'; el.dispatchEvent(new Event('input', {bubbles: true})); }")
+        "el => { el.value = '0'; el.dispatchEvent(new Event('input', {bubbles: true})); }")
     label, current = _run_state(root)
-    assert label.startswith("step 2 / ") and current == f"{pid}:b0:op1", (label, current)
+    assert label.startswith("step 1 / ") and current == f"{pid}:b0:op0", (label, current)
     text = " ".join((inspector.text_content() or "").split())
     assert "sigmoid" in text and "out " in text and "mean" in text, text
     assert inspector.locator('[data-testid="mp-histogram"]').count() >= 1
@@ -164,7 +165,7 @@ def test_program_tab_pass_diff_and_run_stepping(page, lab, extension) -> None:
     # the same item again: back to the program alone, the run where it was
     root.locator('[data-testid="mp-pass-item"][data-pass="fuse_elementwise"]').click()
     graph.wait_for(state="visible", timeout=5_000)
-    assert _run_state(root)[1] == f"{pid}:b0:op1"
+    assert _run_state(root)[1] == f"{pid}:b0:op0"
     assert not page.page_errors, page.page_errors
 
 

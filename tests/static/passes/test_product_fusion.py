@@ -45,7 +45,7 @@ def _same_training(case: Case, optimized) -> None:
 
 def test_the_input_gradient_of_a_narrow_layer_is_computed_in_the_relu_grad_loop():
     case = _classifier(n_in=32)
-    out, report = apply_passes(case.main, fetch_list=case.fetch)
+    out, _ = apply_passes(case.main, fetch_list=case.fetch)
     (op,) = _products(out)
     assert op.attrs["product"] == [10, False, True]            # dout @ W^T: K = the 10 classes
     assert op.attrs["input_kinds"][:2] == ["L", "R"] and op.attrs.get("row_sums") == [0]  # and the bias sum
@@ -54,6 +54,9 @@ def test_the_input_gradient_of_a_narrow_layer_is_computed_in_the_relu_grad_loop(
     assert not [o for o in out.global_block().ops if o.type == "matmul" and w2 in o.input_names()]
     assert "pa9 * rt[9 * row + j]" in op.attrs["source"]      # K multiply-adds written out in the loop
     _same_training(case, out)
+    _, fusion = fuse_elementwise(case.main, case.fetch)
+    assert len(fusion.details["products_in_loop"]) == 1
+    assert "1 kernel(s) compute a matmul with K <= 16 in the loop" in fusion.summary
 
 
 def test_a_skinny_first_layer_is_one_loop_with_no_full_size_input():

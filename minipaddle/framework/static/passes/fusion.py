@@ -206,7 +206,8 @@ def _fused_op(block: Block, members: list[int], written: dict, read_by: dict, fe
     row_sums = [outputs.index(ops[i].input_names()[0]) for i in sums]
     kernel_name, source = generate_source(steps, kinds, stored, dtype, row_sums, product)
     _, cuda_source = generate_cuda_source(steps, kinds, stored, dtype, product)  # one description, two kernels
-    expression = "; ".join(f"{s['out']} = {s['type']}({', '.join(a.lstrip('=') for a in s['args'])})" for s in steps)
+    expression = "; ".join(fused_product.expression(s["out"], s["args"], product) if s["type"] == "matmul" else
+                           f"{s['out']} = {s['type']}({', '.join(a.lstrip('=') for a in s['args'])})" for s in steps)
     expression += "".join(f"; row_sum({stored[j]})" for j in row_sums)
     attrs = {"kernel_name": kernel_name, "source": source, "cuda_source": cuda_source, "expression": expression,
              "input_kinds": kinds, "steps": steps, "outputs": stored, "dtype": dtype}
@@ -342,11 +343,15 @@ def _fuse(program: Program, report: PassReport, fetched, min_ops: int) -> None:
     report.fused = fused
     report.added = [f["into"] for f in fused] + products
     n_from = sum(len(f["from"]) for f in fused)
+    in_loop = [f["kernel"] for f in fused if f["product"]]
     report.details = {"vars_removed": prune_vars(program), "kernels": [f["kernel"] for f in fused],
-                      "recomputed": recomputed, "epilogues": epilogues}
-    report.summary = f"fused {n_from} elementwise op(s) into {len(fused)} generated kernel(s)"
-    if epilogues:
-        report.summary += f"; {len(epilogues)} linear bias add(s) moved into the loop after the product"
+                      "recomputed": recomputed, "epilogues": epilogues, "products_in_loop": in_loop}
+    report.summary = f"fused {n_from} op(s) into {len(fused)} generated kernel(s)"
+    if products:  # (a split whose product a loop then took in is counted below instead)
+        report.summary += f"; {len(products)} linear bias add(s) moved into the loop after the product"
+    if in_loop:
+        report.summary += (f"; {len(in_loop)} kernel(s) compute a matmul with K <= {fused_product.SMALL_K} "
+                           "in the loop")
     if recomputed:
         report.summary += f"; the backward recomputes {len(recomputed)} cheap forward value(s) instead of keeping them"
 
@@ -382,7 +387,8 @@ def _fuse_block(program: Program, block: Block, report: PassReport, fetched, min
     def found(ops) -> list:  # refs into the block as the pass found it (not the ops its first steps made)
         return [op_ref(b, *origin[id(op)]) for op in ops if id(op) in origin]
     fused = [{"into": op_ref(b, position[id(op)], op), "from": found(old_ops[m] for m in sources[i]),
-              "expression": op.attrs["expression"], "kernel": op.attrs["kernel_name"]}
+              "expression": op.attrs["expression"], "kernel": op.attrs["kernel_name"],
+              "product": op.attrs.get("product")}
              for i, op in sorted(replaced.items())]
     removed = {ref["index"]: ref for ref in [r for f in fused for r in f["from"]] +
                found(op for op in old_ops if id(op) in unread)}
