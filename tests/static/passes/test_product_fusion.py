@@ -137,3 +137,22 @@ def test_operands_that_do_not_fit_run_the_ops_and_their_errors():
     call(a, b, h, bias)
     with pytest.raises(InvalidArgument, match="matmul"):
         call(a_wide, b, h, bias)
+
+
+def test_a_product_of_another_loops_result_reads_what_that_loop_stores():
+    """t = relu(x * 2) is read by the product, so its loop stores t; the product's loop (with p * s) reads it."""
+    paddle.seed(3)
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [None, 6], "float32")
+        s = x * 2.0
+        t = F.relu(s)
+        p = paddle.matmul(t, paddle.full([6, 6], 0.5))
+        loss = paddle.mean(p * s)
+    out, _ = fuse_elementwise(main, [loss])
+    first, second = [op for op in out.global_block().ops if op.type == "fused_elementwise"]
+    assert t.name in first.output_names() and second.attrs["product"] == [6, False, False]
+    assert second.inputs["X"][0] == t.name and second.attrs["input_kinds"][0] == "L"
+    case = Case(main, startup, [loss], lambda rng: {"x": rng.standard_normal((5, 6)).astype(np.float32)})
+    for a, b in zip(run_case(case, main), run_case(case, out)):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -261,8 +261,9 @@ def _with_product(block: Block, members: list[int], written: dict, read_by: dict
         for w in written.get(n, ()):
             op = ops[w]
             if w in member_set or len(written[n]) != 1 or op.role != last.role or protected(block, n, fetched) or \
-                    any(r not in member_set for r in read_by.get(n, ())) or set(op.input_names()) & operands:
-                continue
+                    any(r not in member_set for r in read_by.get(n, ())) or set(op.input_names()) & operands or \
+                    any(v in member_set for name in op.input_names() for v in written.get(name, ())):
+                continue  # (its operands must come from outside the group: the loop reads them as inputs)
             if _skinny(block, op, out.shape) is not None and out.dtype == block._find_var_recursive(n)._data.dtype \
                     and _valid(member_set | {w}, members[-1], ops, written, read_by):
                 return sorted(member_set | {w})
