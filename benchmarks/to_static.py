@@ -17,8 +17,11 @@ optimized forward Program too (fused GELU).
 Also, in a new process (after eager steps, so kernel compilation is not counted): the time of
 `to_static` itself, and the first converted call minus the second (AST conversion + Program build).
 Steady state: the variants share one worker process and take turns in short windows (a burst of load
-on a shared machine hits all alike); --separate runs one process per variant instead, alternating
-over rounds; --cpu counts each step's CPU time (time.process_time, one BLAS thread) instead.
+on a shared machine hits all alike); steps/s is a variant's best window, and a target's ratio is the
+median over back-to-back pairs of ~10 ms bursts, eager then converted or the other way round (a paired
+measurement: steadier than a ratio of two best windows on a machine whose speed drifts).
+--separate runs one process per variant instead, alternating over rounds; --cpu counts each step's
+CPU time (time.process_time, one BLAS thread) instead: both take medians over rounds.
 """
 from __future__ import annotations
 
@@ -214,7 +217,8 @@ def worker(name: str, mode: str) -> None:
 
 def interleaved(rounds: int, seconds: float = 0.25) -> dict:
     """All variants in one process, short windows in rotating order: a burst of load on this
-    shared machine hits every variant alike. Best window per variant (as harness's best-of-windows)."""
+    shared machine hits every variant alike. Best window per variant (as harness's best-of-windows);
+    then, per model, the paired ratio of its converted and eager steps (`paired_ratio`)."""
     steps = {n: _build(kind, conv)[0] for n, (kind, conv) in BUILDERS.items()}
     names = list(steps)
     best = dict.fromkeys(names, 0.0)
@@ -222,7 +226,27 @@ def interleaved(rounds: int, seconds: float = 0.25) -> dict:
         for n in names[r % len(names):] + names[:r % len(names)]:
             rate = harness.steps_per_second(steps[n], seconds=seconds, windows=1, warmup=2 if r == 0 else 0)
             best[n] = max(best[n], rate)
-    return {"steps_per_s": best}
+    paired = {kind: paired_ratio(steps[f"eager_{kind}"], steps[f"static_{kind}"], best[f"eager_{kind}"],
+                                 seconds=0.5 * rounds) for kind in KINDS}
+    return {"steps_per_s": best, "paired": paired}
+
+
+def paired_ratio(eager, converted, rate: float, seconds: float, burst_s: float = 0.01) -> float:
+    """Median over back-to-back pairs of ~10 ms bursts (which goes first alternates) of the eager burst's
+    time / the converted burst's: both halves of a pair see the machine in one state, so its drift
+    (this VM has bursts many times slower) cancels in each ratio instead of landing on one variant."""
+    burst = max(1, round(burst_s * rate))
+    ratios: list[float] = []
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end or len(ratios) < 5:
+        took = {}
+        for name, step in ((("e", eager), ("c", converted)) if len(ratios) % 2 else (("c", converted), ("e", eager))):
+            start = time.perf_counter()
+            for _ in range(burst):
+                step()
+            took[name] = time.perf_counter() - start
+        ratios.append(took["e"] / took["c"])
+    return statistics.median(ratios)
 
 
 def _alternate(names: list[str], rounds: int, mode: str, env: dict | None = None) -> dict:
@@ -262,8 +286,10 @@ def main(argv: list[str] | None = None) -> int:
         speeds = _alternate(names, args.rounds, "speed")
         how = f"median over {args.rounds} rounds of one process per variant (best of 3 windows each)"
     else:
-        speeds = harness.run_worker(__file__, str(args.rounds), "interleaved", {})["steps_per_s"]
-        how = f"best of {args.rounds * 3} interleaved 0.25 s windows in one process"
+        result = harness.run_worker(__file__, str(args.rounds), "interleaved", {})
+        speeds, paired = result["steps_per_s"], result["paired"]
+        how = (f"best of {args.rounds * 3} interleaved 0.25 s windows in one process; ratios: the median of "
+               "paired back-to-back bursts")
     tiny = harness.run_worker(__file__, "tiny", "tiny", {})
     no_grad = harness.run_worker(__file__, "no_grad", "no_grad", {})
     print(f"\nto_static: training steps/s, {how}; {harness.machine()}")
@@ -273,10 +299,15 @@ def main(argv: list[str] | None = None) -> int:
         conv = f"{f['to_static_s'] * 1000:.0f}" if "to_static_s" in f else "-"
         firsts = f"{f['first_step_s'] * 1000:>15.1f}{f['later_step_s'] * 1000:>16.1f}" if f else f"{'-':>15}{'-':>16}"
         print(f"{n:16}{speeds[n]:>10.1f}{firsts}{conv:>14}")
+    ratios = {}
     for kind in kinds:
-        ratio = speeds[f"static_{kind}"] / speeds[f"eager_{kind}"]
-        verdict = "ok" if ratio >= TARGETS[kind] else "MISSED"
-        print(f"target static_{kind} / eager_{kind} >= {TARGETS[kind]}x: {ratio:.2f}x {verdict}")
+        best_ratio = speeds[f"static_{kind}"] / speeds[f"eager_{kind}"]
+        if args.cpu or args.separate:   # (medians over rounds already)
+            ratios[kind], note = best_ratio, ""
+        else:
+            ratios[kind], note = paired[kind], f" (best windows: {best_ratio:.2f}x)"
+        verdict = "ok" if ratios[kind] >= TARGETS[kind] else "MISSED"
+        print(f"target static_{kind} / eager_{kind} >= {TARGETS[kind]}x: {ratios[kind]:.2f}x {verdict}{note}")
         f = first.get(f"static_{kind}")
         if f:
             extra = f["first_step_s"] - f["later_step_s"]
@@ -290,7 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"gelu forward under no_grad: eager {no_grad['eager']:.2f} ms, converted {no_grad['static']:.2f} ms "
           f"(CPU time), {no_grad['eager'] / no_grad['static']:.2f}x")
     if args.json:
-        Path(args.json).write_text(json.dumps({"machine": harness.machine(), "steps_per_s": speeds, "first": first,
+        Path(args.json).write_text(json.dumps({"machine": harness.machine(), "steps_per_s": speeds, "ratios": ratios,
+                                               "first": first,
                                                "tiny_call_us": tiny, "no_grad_forward_ms": no_grad}, indent=2))
     return 0
 
