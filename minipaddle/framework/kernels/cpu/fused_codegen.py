@@ -144,19 +144,7 @@ def generate_source(steps: list[dict], input_kinds: list[str], outputs: list[str
     transpose_y] when a "matmul" step with a small K is computed in the loop (fused_product.py).
     """
     dtype = np.dtype(dtype)
-    prims, body, expr = [], [], []
-    for step in steps:
-        if step["type"] == "matmul":  # K multiply-adds in the loop (fused_product.py)
-            body.append(fused_product.cpu_element(step["out"], product))
-            expr.append(fused_product.expression(step["out"], step["args"], product))
-            continue
-        fn, values = primitive_for(step["type"], step["attrs"], dtype, step["args"])
-        if fn not in prims:
-            prims.append(fn)
-        args = [_arg(a, input_kinds, dtype) for a in step["args"]] + [_literal(v, dtype) for v in values]
-        body.append(f"        {step['out']} = np.{dtype.name}(prim_{fn.__name__}({', '.join(args)}))")
-        shown = [a[1:] if a.startswith("=") else a for a in step["args"]] + [repr(v) for v in values]
-        expr.append(f"{step['out']} = {fn.__name__}({', '.join(shown)})")
+    prims, body, expr = _step_lines(steps, input_kinds, dtype, product, gpu=False)
     n_in, n_out = len(input_kinds), len(outputs)
     params = [f"x{i}" for i in range(n_in)] + [f"out{j}" for j in range(n_out + len(row_sums))]
     loads = [f"    s{i} = x{i}[0]" for i, k in enumerate(input_kinds) if k == "s"]
@@ -187,6 +175,28 @@ def generate_source(steps: list[dict], input_kinds: list[str], outputs: list[str
     return kernel_name, "\n".join(parts)
 
 
+def _step_lines(steps: list[dict], input_kinds: list[str], dtype: np.dtype, product, gpu: bool) -> tuple:
+    """(the primitives used, the loop body's lines, the expression's parts) of `steps`, for the CPU
+    loop or the GPU kernel."""
+    prims, body, expr = [], [], []
+    arg = _cuda_arg if gpu else _arg
+    for step in steps:
+        if step["type"] == "matmul":  # K multiply-adds in the loop (fused_product.py)
+            body += (fused_product.cuda_lines(step["out"], input_kinds, product, dtype) if gpu
+                     else [fused_product.cpu_element(step["out"], product)])
+            expr.append(fused_product.expression(step["out"], step["args"], product))
+            continue
+        # (FAST_F32 math on the CPU only: a GPU has fast float32 tanh/exp/erf of its own)
+        fn, values = primitive_for(step["type"], step["attrs"], None if gpu else dtype, step["args"])
+        if fn not in prims:
+            prims.append(fn)
+        args = [arg(a, input_kinds, dtype) for a in step["args"]] + [_literal(v, dtype) for v in values]
+        body.append(f"        {step['out']} = np.{dtype.name}(prim_{fn.__name__}({', '.join(args)}))")
+        shown = [a[1:] if a.startswith("=") else a for a in step["args"]] + [repr(v) for v in values]
+        expr.append(f"{step['out']} = {fn.__name__}({', '.join(shown)})")
+    return prims, body, expr
+
+
 def _row_loop(input_kinds: list[str], n_out: int, row_sums, product, dtype: np.dtype) -> list[str]:
     """The lines that open the nested loop (rows r, then elements j of the row: i = r * row + j)."""
     rows = [i for i, k in enumerate(input_kinds) if k in "rp"]   # (a plane input arrives as a row: fit_inputs)
@@ -207,20 +217,7 @@ def generate_cuda_source(steps: list[dict], input_kinds: list[str], outputs: lis
     grid-stride loop (kernels/cuda/fused.py shows one, compiles and launches it). Needs no GPU to write.
     """
     dtype = np.dtype(dtype)
-    prims, body, expr = [], [], []
-    for step in steps:
-        if step["type"] == "matmul":
-            body += fused_product.cuda_lines(step["out"], input_kinds, product, dtype)
-            expr.append(fused_product.expression(step["out"], step["args"], product))
-            continue
-        # no FAST_F32 math here: a GPU has fast float32 tanh/exp/erf of its own
-        fn, values = primitive_for(step["type"], step["attrs"], None, step["args"])
-        if fn not in prims:
-            prims.append(fn)
-        args = [_cuda_arg(a, input_kinds, dtype) for a in step["args"]] + [_literal(v, dtype) for v in values]
-        body.append(f"        {step['out']} = np.{dtype.name}(prim_{fn.__name__}({', '.join(args)}))")
-        shown = [a[1:] if a.startswith("=") else a for a in step["args"]] + [repr(v) for v in values]
-        expr.append(f"{step['out']} = {fn.__name__}({', '.join(shown)})")
+    prims, body, expr = _step_lines(steps, input_kinds, dtype, product, gpu=True)
     expr += [f"out{j} = {name}" for j, name in enumerate(outputs)]
     digest = hashlib.sha1(f"cuda|{dtype.name}|{input_kinds}|{'; '.join(expr)}".encode()).hexdigest()[:16]
     kernel_name = f"fused_{digest}_cuda"
