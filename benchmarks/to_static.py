@@ -227,7 +227,7 @@ def interleaved(rounds: int, seconds: float = 0.25) -> dict:
             rate = harness.steps_per_second(steps[n], seconds=seconds, windows=1, warmup=2 if r == 0 else 0)
             best[n] = max(best[n], rate)
     paired = {kind: paired_ratio(steps[f"eager_{kind}"], steps[f"static_{kind}"], best[f"eager_{kind}"],
-                                 seconds=0.5 * rounds) for kind in KINDS}
+                                 seconds=1.0 * rounds) for kind in KINDS}
     return {"steps_per_s": best, "paired": paired}
 
 
