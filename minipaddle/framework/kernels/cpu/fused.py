@@ -76,17 +76,21 @@ def load_kernel(kernel_name: str, source: str) -> Callable:
 # ---- the op's kernel ---------------------------------------------------------------------------
 
 
+def loop_shape(arrays, input_kinds, product=()) -> tuple | None:
+    """A fused op's output shape: its first full-size input's, else its product's (None: neither)."""
+    if "a" in input_kinds:
+        return arrays[input_kinds.index("a")].shape
+    return fused_product.output_shape(arrays, input_kinds, product) if product else None
+
+
 def fit_inputs(arrays, input_kinds, dtype: np.dtype, expand: Callable, product=()) -> tuple | None:
     """(output shape, the inputs as the generated loop reads them: 1-D) or None when the arrays do not fit
     `input_kinds` (another dtype, a broadcast among full inputs): then the unfused ops run instead.
     `expand(a, shape)` makes a broadcast ("b") input full size on the arrays' own device; `product`: the
     op's [K, transpose_x, transpose_y] when two inputs ('L', 'R') are a product's operands."""
-    if "a" in input_kinds:
-        shape = arrays[input_kinds.index("a")].shape   # (plain loops: this runs on every call of a fused op)
-    else:
-        shape = fused_product.output_shape(arrays, input_kinds, product) if product else None
-        if shape is None:
-            return None
+    shape = loop_shape(arrays, input_kinds, product)   # (plain loops: this runs on every call of a fused op)
+    if shape is None:
+        return None
     flat = []
     row_size = None
     for a, kind in zip(arrays, input_kinds):
@@ -152,16 +156,24 @@ def fused_elementwise_kernel(*arrays, kernel_name: str = "", source: str = "", c
         result += tuple(row_sum(result[j], row_dims, row_axes, row_keepdim) for j in row_sums)
     else:
         shape, flat = fitted
-        fn = _KERNELS.get(kernel_name) or load_kernel(kernel_name, source)
-        result = tuple(out) if out is not None else tuple(np.empty(shape, dt) for _ in outputs)
-        result += tuple(np.zeros(shape[len(shape) - row_dims:], dt) for _ in row_sums)
-        if not row_sums or result[-1].size:  # (empty rows: nothing to loop over, the sums stay zero)
-            fn(*flat, *(o.reshape(-1) for o in result))
+        result = tuple(_run_loop(kernel_name, source, flat, shape, dt, len(outputs), len(row_sums), row_dims, out))
         if row_axes or row_keepdim:
             final = row_sum_shape(shape, row_dims, row_axes, row_keepdim)
             result = result[:len(outputs)] + tuple(r.sum(axis=tuple(row_axes)).reshape(final)
                                                    for r in result[len(outputs):])
     return result[0] if len(result) == 1 else result
+
+
+def _run_loop(name: str, source: str, flat: list, shape: tuple, dtype: np.dtype, n_out: int, n_sums: int,
+              row_dims: int, out=None) -> list:
+    """The generated loop `name` run on the flattened inputs: its outputs (new, or `out`) and then its
+    row sums, which start at zero."""
+    result = list(out) if out is not None else [np.empty(shape, dtype) for _ in range(n_out)]
+    result += [np.zeros(shape[len(shape) - row_dims:], dtype) for _ in range(n_sums)]
+    if not n_sums or result[-1].size:  # (empty rows: nothing to loop over, the sums stay zero)
+        fn = _KERNELS.get(name) or load_kernel(name, source)
+        fn(*flat, *[o.reshape(-1) for o in result])
+    return result
 
 
 def prepare_fused(attrs: dict) -> Callable:
@@ -174,30 +186,26 @@ def prepare_fused(attrs: dict) -> Callable:
     if any(k not in "arsLR" for k in kinds) or attrs.get("row_axes") or attrs.get("row_keepdim"):
         return lambda *arrays: fused_elementwise_kernel(*arrays, **attrs)
     dt, name, source = np.dtype(attrs["dtype"]), attrs["kernel_name"], attrs["source"]
+    product = attrs.get("product", ())
     n_out, n_sums, row_dims = len(attrs["outputs"]), len(attrs.get("row_sums", ())), attrs.get("row_dims", 1)
-    fits: dict = {}   # input shapes -> (output shape, row-sum shape), for shapes fit_inputs accepted
+    fits: dict = {}   # input shapes -> output shape, for shapes fit_inputs accepted
 
     def call(*arrays):
         shapes = tuple([a.shape for a in arrays])
-        fit = fits.get(shapes)
+        shape = fits.get(shapes)
         for a in arrays:
             if a.dtype is not dt and a.dtype != dt:
-                fit = None
+                shape = None
                 break
-        if fit is None:
-            fitted = fit_inputs(arrays, kinds, dt, _expand_host, attrs.get("product", ()))
+        if shape is None:
+            fitted = fit_inputs(arrays, kinds, dt, _expand_host, product)
             if fitted is None:
                 return fused_elementwise_kernel(*arrays, **attrs)
-            shape = fitted[0]
-            fit = fits[shapes] = (shape, shape[len(shape) - row_dims:])
-        shape, row = fit
-        outs = [np.empty(shape, dt) for _ in range(n_out)]
-        if n_sums:
-            outs += [np.zeros(row, dt) for _ in range(n_sums)]
-            if not outs[-1].size:  # empty rows: nothing to loop over, the sums stay zero
-                return outs[0] if len(outs) == 1 else tuple(outs)
-        fn = _KERNELS.get(name) or load_kernel(name, source)
-        fn(*[a.reshape(-1) for a in arrays], *[o.reshape(-1) for o in outs])
+            shape, flat = fitted
+            fits[shapes] = shape
+        else:
+            flat = [a.reshape(-1) for a in arrays]
+        outs = _run_loop(name, source, flat, shape, dt, n_out, n_sums, row_dims)
         return outs[0] if len(outs) == 1 else tuple(outs)
     return call
 

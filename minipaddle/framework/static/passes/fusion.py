@@ -29,7 +29,7 @@ import numpy as np
 
 from ...errors import unimplemented
 from ...kernels.cpu import fused_product
-from ...kernels.cpu.fused import fused_cuda_source, fused_source, row_sum_shape
+from ...kernels.cpu.fused import fused_cuda_source, fused_source, loop_shape, row_sum_shape
 from ...kernels.cpu.fused_codegen import fusable_type, generate_cuda_source, generate_source, slow_in_loop
 from ...kernels.cuda_registry import register_fused_elementwise
 from ...registry import OPS, KernelKey, LazyKernel, add_kernel, get_op, new_meta, register_op, select_kernel
@@ -46,9 +46,8 @@ FUSED_OP = "fused_elementwise"
 # ---- the fused op in the registry: the Executor runs it like any op --------------------------
 def fused_meta(*xs, kernel_name="", source="", cuda_source="", expression="", input_kinds=(), steps=(), outputs=(),
                dtype=None, row_sums=(), row_dims=1, row_axes=(), row_keepdim=False, product=()):
-    shape = next((tuple(x.shape) for x, k in zip(xs, input_kinds) if k == "a"), None)
-    if shape is None:
-        shape = fused_product.output_shape(xs, input_kinds, product) if product else ()
+    shape = loop_shape(xs, input_kinds, product)
+    shape = () if shape is None else tuple(shape)
     metas = [new_meta(shape, np.dtype(dtype)) for _ in outputs]
     metas += [new_meta(row_sum_shape(shape, row_dims, row_axes, row_keepdim), np.dtype(dtype)) for _ in row_sums]
     return metas[0] if len(metas) == 1 else tuple(metas)
